@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Install every build and test dependency of coolhand from Debian 12's archive.
+# Idempotent: packages already present are skipped by apt-get. Run as root (or
+# with sudo available). Used by both README commands and by .ci/run.
+#
+#   scripts/install-deps.sh          build + unit/e2e test dependencies
+#   scripts/install-deps.sh --vm     also what the kernel-module qemu tests need
+set -euo pipefail
+
+want_vm=0
+for arg in "$@"; do
+  case "$arg" in
+    --vm) want_vm=1 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps.sh: need root or sudo" >&2; exit 1; }
+  SUDO=sudo
+fi
+
+pkgs=(
+  build-essential cmake ninja-build pkg-config git python3
+  clang clang-format clang-tidy libclang-rt-14-dev
+  libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
+  libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
+  dbus
+)
+if [ "$want_vm" -eq 1 ]; then
+  pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$want_vm" -eq 1 ]; then
+  # The guest kernel: take vmlinuz out of Debian's image package without
+  # installing it (installing rebuilds an initramfs nobody needs, ~40 s).
+  "$(dirname "$0")/fetch-guest-kernel.sh"
+fi
+echo "install-deps.sh: all dependencies present"
