@@ -1,0 +1,524 @@
+// Engine construction and the public API: compile() validates a PolicySpec
+// and lays out every runtime structure once (so that step() never allocates),
+// profile switching, and the order of the stages of one step. The stages
+// themselves live in sensors.cpp, zones.cpp, controllers.cpp,
+// arbitration.cpp and windows.cpp.
+#include "coolhand/policy/engine.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "engine_impl.h"
+
+namespace coolhand::policy {
+namespace {
+
+using detail::SensorRt;
+using Kind = SensorSpec::Kind;
+
+// Capacities of the per-sensor sample rings. A fir input keeps the times its
+// value changed over the last (taps-1) tap periods; a predictor keeps its
+// input's readings inside the regression window. When readings come faster
+// than that, the oldest are dropped (the fir then holds the oldest kept value
+// further back; the predictor regresses over a shorter span).
+constexpr std::size_t kFirChangesPerTap = 8;
+constexpr std::size_t kPredictorSamples = 64;
+
+// Merge `from` scaled by `factor` into `into`: summed for linear
+// combinations, maxed for max/min.
+void merge_gains(std::vector<std::pair<std::uint16_t, double>>& into,
+                 const std::vector<std::pair<std::uint16_t, double>>& from, double factor,
+                 bool sum) {
+  for (const auto& [e, g] : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const auto& p) { return p.first == e; });
+    if (it == into.end()) {
+      into.emplace_back(e, g * factor);
+    } else if (sum) {
+      it->second += g * factor;
+    } else {
+      it->second = std::max(it->second, g * factor);
+    }
+  }
+}
+
+// Sensitivities used by the event windows: see docs/engine.md, "Windows".
+void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<SensorSpec>& specs,
+                         const std::vector<std::uint16_t>& order) {
+  for (std::uint16_t i : order) {
+    SensorRt& s = sensors[i];
+    const SensorSpec& spec = specs[i];
+    if (s.kind == Kind::physical) {
+      s.gain = 1.0;
+      s.leaves = {i};
+      continue;
+    }
+    double gain = 0.0;
+    const bool sum = s.kind == Kind::weighted_sum || s.kind == Kind::fir;
+    for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+      const SensorRt& in = sensors[s.inputs[j]];
+      double factor = 1.0;
+      if (s.kind == Kind::weighted_sum) {
+        factor = std::abs(s.weights[j]);
+      } else if (s.kind == Kind::fir) {
+        factor = 0.0;
+        for (std::uint32_t k = 0; k < spec.taps; ++k)
+          factor += std::abs(s.weights[j * spec.taps + k]);
+      } else if (s.kind == Kind::predictor) {
+        factor = 1.0 + static_cast<double>(spec.horizon.count()) /
+                           static_cast<double>(spec.window.count());
+      }
+      gain = sum ? gain + factor * in.gain : std::max(gain, factor * in.gain);
+      s.leaves.insert(s.leaves.end(), in.leaves.begin(), in.leaves.end());
+      merge_gains(s.ema_gains, in.ema_gains, factor, sum);
+      s.via_predictor = s.via_predictor || in.via_predictor;
+    }
+    std::sort(s.leaves.begin(), s.leaves.end());
+    s.leaves.erase(std::unique(s.leaves.begin(), s.leaves.end()), s.leaves.end());
+    s.gain = gain;
+    if (s.kind == Kind::ema) s.ema_gains.emplace_back(i, 1.0);
+    if (s.kind == Kind::predictor) s.via_predictor = true;
+  }
+}
+
+std::size_t points_of(const ControllerSpec& c) {
+  return c.kind == ControllerSpec::Kind::table ? 2 * c.table.size() : 2;
+}
+
+}  // namespace
+
+Engine::Engine() : impl_(std::make_unique<Impl>()) {}
+Engine::~Engine() = default;
+
+CompileResult Engine::compile(const PolicySpec& spec) {
+  CompileResult result;
+  std::vector<std::uint16_t> order;
+  result.errors = detail::validate(spec, order);
+  if (!result.errors.empty()) return result;
+
+  std::unique_ptr<Engine> engine(new Engine());
+  Impl& m = *engine->impl_;
+  m.spec = spec;
+  m.order = std::move(order);
+
+  std::map<std::string_view, std::uint16_t, std::less<>> sensor_ix, zone_ix, device_ix;
+  for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
+    sensor_ix.emplace(spec.sensors[i].name, static_cast<std::uint16_t>(i));
+  }
+  for (std::size_t i = 0; i < spec.zones.size(); ++i) {
+    zone_ix.emplace(spec.zones[i].name, static_cast<std::uint16_t>(i));
+  }
+  for (std::size_t i = 0; i < spec.devices.size(); ++i) {
+    device_ix.emplace(spec.devices[i].name, static_cast<std::uint16_t>(i));
+  }
+
+  m.sensors.resize(spec.sensors.size());
+  for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
+    const SensorSpec& s = spec.sensors[i];
+    SensorRt& r = m.sensors[i];
+    r.kind = s.kind;
+    r.weights = s.weights;
+    r.offset_mc = s.offset.mc();
+    for (const std::string& in : s.inputs) r.inputs.push_back(sensor_ix.at(in));
+    if (s.kind == Kind::fir) {
+      r.history.resize(s.inputs.size());
+      for (auto& h : r.history) h.reset(kFirChangesPerTap * s.taps + 2);
+    }
+    if (s.kind == Kind::predictor) r.samples.reset(kPredictorSamples);
+  }
+  derive_dependencies(m.sensors, spec.sensors, m.order);
+
+  m.zones.resize(spec.zones.size());
+  for (std::size_t i = 0; i < spec.zones.size(); ++i) {
+    const ZoneSpec& z = spec.zones[i];
+    detail::ZoneRt& r = m.zones[i];
+    r.sensor = sensor_ix.at(z.sensor);
+    r.trips = z.trips;
+    r.severities = z.severities;
+    r.debounce.assign(z.trips.size(), 0);
+    r.force_devices.resize(z.trips.size());
+    for (std::size_t j = 0; j < z.trips.size(); ++j) {
+      for (const std::string& d : z.trips[j].devices) r.force_devices[j].push_back(device_ix.at(d));
+    }
+  }
+
+  m.devices.resize(spec.devices.size());
+  for (std::size_t i = 0; i < spec.devices.size(); ++i) {
+    const DeviceSpec& d = spec.devices[i];
+    detail::DeviceRt& r = m.devices[i];
+    r.max_level = d.max_level;
+    r.power_mw = d.power_mw;
+    r.max_step_up = d.max_step_up;
+    r.max_step_down = d.max_step_down;
+    r.min_dwell = d.min_dwell;
+  }
+
+  m.controllers.resize(spec.controllers.size());
+  for (std::size_t i = 0; i < spec.controllers.size(); ++i) {
+    const ControllerSpec& c = spec.controllers[i];
+    detail::ControllerRt& r = m.controllers[i];
+    r.kind = c.kind;
+    auto z = zone_ix.find(c.input);
+    r.input = z != zone_ix.end() ? m.zones[z->second].sensor : sensor_ix.at(c.input);
+    r.safe_level = c.safe_level;
+    for (const DeviceBinding& b : c.devices) {
+      r.bindings.push_back(detail::BindingRt{.device = device_ix.at(b.device), .weight = b.weight});
+    }
+    r.rows = c.table;
+  }
+
+  // One consumer per sensor that some zone or controller watches, with room
+  // for every limit it can ever have.
+  m.consumer_of_sensor.assign(spec.sensors.size(), std::nullopt);
+  std::vector<std::size_t> capacity(spec.sensors.size(), 0);
+  for (const detail::ZoneRt& z : m.zones) {
+    capacity[z.sensor] += 2 * z.trips.size() + 2 * z.severities.size();
+    if (!m.consumer_of_sensor[z.sensor]) {
+      m.consumer_of_sensor[z.sensor] = static_cast<std::uint16_t>(m.consumers.size());
+      m.consumers.emplace_back().sensor = z.sensor;
+    }
+  }
+  for (std::size_t i = 0; i < m.controllers.size(); ++i) {
+    const std::uint16_t s = m.controllers[i].input;
+    capacity[s] += points_of(spec.controllers[i]);
+    if (!m.consumer_of_sensor[s]) {
+      m.consumer_of_sensor[s] = static_cast<std::uint16_t>(m.consumers.size());
+      m.consumers.emplace_back().sensor = s;
+    }
+  }
+  m.consumers_of.resize(spec.sensors.size());
+  for (std::size_t ci = 0; ci < m.consumers.size(); ++ci) {
+    detail::Consumer& c = m.consumers[ci];
+    c.points.reserve(capacity[c.sensor]);
+    for (std::uint16_t leaf : m.sensors[c.sensor].leaves) {
+      m.consumers_of[leaf].push_back(static_cast<std::uint16_t>(ci));
+    }
+  }
+
+  Decision& d = m.decision;
+  d.devices.resize(spec.devices.size());
+  d.zones.resize(spec.zones.size());
+  d.windows.resize(spec.sensors.size());
+  d.poll_intervals.assign(spec.sensors.size(), spec.sampling.max_interval);
+  std::size_t trips = 0;
+  for (const ZoneSpec& z : spec.zones) trips += z.trips.size();
+  d.events.reserve(spec.sensors.size() + 3 * trips + spec.zones.size() + 1);
+  d.actions.reserve(trips);
+
+  if (!spec.default_profile.empty()) {
+    for (std::size_t i = 0; i < spec.profiles.size(); ++i) {
+      if (spec.profiles[i].name == spec.default_profile) m.profile = i;
+    }
+  }
+  m.pending_profile = m.profile;
+  m.apply_profile();
+
+  result.engine = std::move(engine);
+  return result;
+}
+
+// Effective parameters under the active profile: a controller override
+// replaces the written threshold/setpoint, then the profile's limit_offset
+// shifts every controller limit (thresholds, setpoints, switch_on, table
+// rows). Device overrides replace min_level/limit_level. Zone trips and
+// severities are not shifted: they describe the hardware, not a preference.
+void Engine::Impl::apply_profile() {
+  const ProfileSpec* p = profile ? &spec.profiles[*profile] : nullptr;
+  const std::int32_t offset = p ? p->limit_offset.mc() : 0;
+  for (std::size_t i = 0; i < controllers.size(); ++i) {
+    const ControllerSpec& c = spec.controllers[i];
+    const ControllerOverride* o = nullptr;
+    if (p) {
+      for (const ControllerOverride& co : p->controllers) {
+        if (co.controller == c.name) o = &co;
+      }
+    }
+    ControllerRt& r = controllers[i];
+    r.enabled = o && o->enabled ? *o->enabled : true;
+    r.threshold_mc = (o && o->threshold ? *o->threshold : c.threshold).mc() + offset;
+    r.setpoint_mc = (o && o->setpoint ? *o->setpoint : c.setpoint).mc() + offset;
+    r.switch_on_mc = c.switch_on.mc() + offset;
+    for (std::size_t j = 0; j < c.table.size(); ++j) {
+      r.rows[j].up = c.table[j].up + MilliC(offset);
+      r.rows[j].down = c.table[j].down + MilliC(offset);
+    }
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceSpec& d = spec.devices[i];
+    const DeviceOverride* o = nullptr;
+    if (p) {
+      for (const DeviceOverride& dov : p->devices) {
+        if (dov.device == d.name) o = &dov;
+      }
+    }
+    devices[i].min_level = o && o->min_level ? *o->min_level : d.min_level;
+    devices[i].limit_level =
+        o && o->limit_level ? *o->limit_level : d.limit_level.value_or(d.max_level);
+  }
+  rebuild_points();
+}
+
+// The limits each consumer sensor is compared against; see docs/engine.md.
+void Engine::Impl::rebuild_points() {
+  using CK = ControllerSpec::Kind;
+  for (Consumer& c : consumers) c.points.clear();
+  const auto add = [&](std::uint16_t sensor, std::int32_t x) {
+    consumers[*consumer_of_sensor[sensor]].points.push_back(x);
+  };
+  for (const ZoneRt& z : zones) {
+    for (const TripSpec& t : z.trips) {
+      add(z.sensor, t.threshold.mc());
+      add(z.sensor, (t.threshold - t.hysteresis).mc());
+    }
+    for (const SeverityStepSpec& s : z.severities) {
+      add(z.sensor, s.threshold.mc());
+      add(z.sensor, (s.threshold - s.hysteresis).mc());
+    }
+  }
+  for (std::size_t i = 0; i < controllers.size(); ++i) {
+    const ControllerRt& c = controllers[i];
+    if (!c.enabled) continue;
+    const ControllerSpec& cs = spec.controllers[i];
+    switch (c.kind) {
+      case CK::step_wise:
+      case CK::bang_bang:
+        add(c.input, c.threshold_mc);
+        add(c.input, c.threshold_mc - cs.hysteresis.mc());
+        break;
+      case CK::table:
+        for (const TableRow& r : c.rows) {
+          add(c.input, r.up.mc());
+          add(c.input, r.down.mc());
+        }
+        break;
+      case CK::pid:
+        add(c.input, c.setpoint_mc);
+        add(c.input, c.setpoint_mc - cs.engage_below.mc());
+        break;
+      case CK::power_budget:
+        add(c.input, c.setpoint_mc);
+        add(c.input, c.switch_on_mc);
+        break;
+    }
+  }
+  for (Consumer& c : consumers) {
+    std::sort(c.points.begin(), c.points.end());
+    c.points.erase(std::unique(c.points.begin(), c.points.end()), c.points.end());
+  }
+}
+
+const Decision& Engine::step(Time now) {
+  Impl& m = *impl_;
+  now = std::max(now, m.last_step);
+  m.last_step = now;
+  Decision& d = m.decision;
+  d.at = now;
+  d.events.clear();
+  d.actions.clear();
+  d.next_step.reset();
+
+  if (m.profile_pending) {
+    m.profile_pending = false;
+    if (m.pending_profile != m.profile) {
+      m.profile = m.pending_profile;
+      m.apply_profile();
+      d.events.push_back(Event{
+          .kind = Event::Kind::profile_change,
+          .index = static_cast<std::uint16_t>(m.profile.value_or(m.spec.profiles.size())),
+          .detail = 0,
+          .temperature = std::nullopt,
+      });
+    }
+  }
+  m.eval_sensors(now);
+  m.eval_zones(now);
+  m.eval_controllers(now);
+  m.arbitrate(now);
+  m.compute_windows(now);
+  return d;
+}
+
+std::optional<SensorId> Engine::sensor_id(std::string_view name) const {
+  for (std::size_t i = 0; i < impl_->spec.sensors.size(); ++i) {
+    if (impl_->spec.sensors[i].name == name) return SensorId{static_cast<std::uint16_t>(i)};
+  }
+  return std::nullopt;
+}
+std::optional<ZoneId> Engine::zone_id(std::string_view name) const {
+  for (std::size_t i = 0; i < impl_->spec.zones.size(); ++i) {
+    if (impl_->spec.zones[i].name == name) return ZoneId{static_cast<std::uint16_t>(i)};
+  }
+  return std::nullopt;
+}
+std::optional<DeviceId> Engine::device_id(std::string_view name) const {
+  for (std::size_t i = 0; i < impl_->spec.devices.size(); ++i) {
+    if (impl_->spec.devices[i].name == name) return DeviceId{static_cast<std::uint16_t>(i)};
+  }
+  return std::nullopt;
+}
+std::optional<ControllerId> Engine::controller_id(std::string_view name) const {
+  for (std::size_t i = 0; i < impl_->spec.controllers.size(); ++i) {
+    if (impl_->spec.controllers[i].name == name) {
+      return ControllerId{static_cast<std::uint16_t>(i)};
+    }
+  }
+  return std::nullopt;
+}
+const PolicySpec& Engine::spec() const {
+  return impl_->spec;
+}
+
+// Readings for unknown ids or virtual sensors are ignored: the engine has no
+// way to report an error here and must not crash on an adapter's mistake.
+void Engine::set_sensor(SensorId id, MilliC value, Time now) {
+  if (id.index >= impl_->sensors.size()) return;
+  detail::SensorRt& s = impl_->sensors[id.index];
+  if (s.kind != Kind::physical) return;
+  if (s.raw_mc) {
+    s.prev_reading = detail::Sample{s.raw_at, *s.raw_mc};
+  } else {
+    s.prev_reading.reset();
+  }
+  s.raw_mc = value.mc();
+  s.raw_at = now;
+  s.new_reading = true;
+}
+
+void Engine::set_sensor_unknown(SensorId id, Time now) {
+  if (id.index >= impl_->sensors.size()) return;
+  detail::SensorRt& s = impl_->sensors[id.index];
+  if (s.kind != Kind::physical) return;
+  s.raw_mc.reset();
+  s.prev_reading.reset();
+  s.raw_at = now;
+  s.new_reading = true;
+}
+
+std::optional<MilliC> Engine::sensor_value(SensorId id) const {
+  if (id.index >= impl_->sensors.size()) return std::nullopt;
+  return impl_->sensors[id.index].value;
+}
+
+bool Engine::set_profile(std::string_view name) {
+  Impl& m = *impl_;
+  if (name.empty()) {
+    m.pending_profile.reset();
+    m.profile_pending = true;
+    return true;
+  }
+  for (std::size_t i = 0; i < m.spec.profiles.size(); ++i) {
+    if (m.spec.profiles[i].name == name) {
+      m.pending_profile = i;
+      m.profile_pending = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view Engine::profile() const {
+  const Impl& m = *impl_;
+  const std::optional<std::size_t>& p = m.profile_pending ? m.pending_profile : m.profile;
+  return p ? std::string_view(m.spec.profiles[*p].name) : std::string_view();
+}
+
+void Engine::set_device_level(DeviceId id, std::uint32_t level, Time now) {
+  if (id.index >= impl_->devices.size()) return;
+  detail::DeviceRt& d = impl_->devices[id.index];
+  d.level = std::min(level, d.max_level);
+  d.level_since = now;
+  impl_->decision.devices[id.index].level = d.level;
+}
+
+namespace {
+constexpr std::array<std::string_view, kSeverityCount> kSeverityNames = {
+    "none", "light", "moderate", "severe", "critical", "emergency", "shutdown"};
+}
+
+std::string_view to_string(Severity s) {
+  const auto i = static_cast<std::size_t>(s);
+  return i < kSeverityNames.size() ? kSeverityNames[i] : "invalid";
+}
+
+std::optional<Severity> severity_from_string(std::string_view s) {
+  for (std::size_t i = 0; i < kSeverityNames.size(); ++i) {
+    if (kSeverityNames[i] == s) return static_cast<Severity>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(Event::Kind k) {
+  switch (k) {
+    case Event::Kind::trip_up:
+      return "trip_up";
+    case Event::Kind::trip_down:
+      return "trip_down";
+    case Event::Kind::severity_change:
+      return "severity_change";
+    case Event::Kind::sensor_unknown:
+      return "sensor_unknown";
+    case Event::Kind::sensor_known:
+      return "sensor_known";
+    case Event::Kind::action_fired:
+      return "action_fired";
+    case Event::Kind::profile_change:
+      return "profile_change";
+  }
+  return "invalid";
+}
+
+std::string_view to_string(TripAction a) {
+  switch (a) {
+    case TripAction::none:
+      return "none";
+    case TripAction::shutdown:
+      return "shutdown";
+    case TripAction::suspend:
+      return "suspend";
+    case TripAction::force_deepest:
+      return "force_deepest";
+  }
+  return "invalid";
+}
+
+std::string_view to_string(ControllerSpec::Kind k) {
+  switch (k) {
+    case ControllerSpec::Kind::step_wise:
+      return "step_wise";
+    case ControllerSpec::Kind::table:
+      return "table";
+    case ControllerSpec::Kind::pid:
+      return "pid";
+    case ControllerSpec::Kind::power_budget:
+      return "power_budget";
+    case ControllerSpec::Kind::bang_bang:
+      return "bang_bang";
+  }
+  return "invalid";
+}
+
+std::string_view to_string(SensorSpec::Kind k) {
+  switch (k) {
+    case Kind::physical:
+      return "physical";
+    case Kind::weighted_sum:
+      return "weighted_sum";
+    case Kind::max:
+      return "max";
+    case Kind::min:
+      return "min";
+    case Kind::ema:
+      return "ema";
+    case Kind::fir:
+      return "fir";
+    case Kind::predictor:
+      return "predictor";
+  }
+  return "invalid";
+}
+
+}  // namespace coolhand::policy

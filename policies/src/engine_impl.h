@@ -1,0 +1,235 @@
+// Internal state of a compiled Engine, shared by the translation units that
+// implement one stage of a step each (sensors, zones, controllers,
+// arbitration, windows). Everything a step touches is allocated by compile():
+// vectors here are sized once and only cleared or overwritten afterwards, so
+// step() does not allocate in steady state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coolhand/policy/engine.h"
+#include "coolhand/policy/spec.h"
+#include "coolhand/policy/units.h"
+
+namespace coolhand::policy::detail {
+
+// One timestamped value (m°C at time t).
+struct Sample {
+  Time t{0};
+  std::int32_t mc = 0;
+};
+
+// A ring of samples whose capacity is fixed by reset(); when full, push()
+// drops the oldest sample. Index 0 is the oldest.
+class SampleRing {
+ public:
+  void reset(std::size_t capacity) {
+    buf_.assign(capacity, Sample{});
+    head_ = 0;
+    size_ = 0;
+  }
+  void clear() {
+    head_ = 0;
+    size_ = 0;
+  }
+  void push(Sample s) {
+    if (buf_.empty()) return;
+    if (size_ == buf_.size()) pop_front();
+    buf_[(head_ + size_) % buf_.size()] = s;
+    ++size_;
+  }
+  void pop_front() {
+    if (size_ == 0) return;
+    head_ = (head_ + 1) % buf_.size();
+    --size_;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] const Sample& operator[](std::size_t i) const {
+    return buf_[(head_ + i) % buf_.size()];
+  }
+  [[nodiscard]] const Sample& back() const { return (*this)[size_ - 1]; }
+
+ private:
+  std::vector<Sample> buf_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+struct SensorRt {
+  SensorSpec::Kind kind = SensorSpec::Kind::physical;
+  std::vector<std::uint16_t> inputs;
+  std::vector<double> weights;
+  std::int32_t offset_mc = 0;
+
+  // Physical: the latest reading as the adapter gave it (before `offset`).
+  std::optional<std::int32_t> raw_mc;
+  Time raw_at{0};
+  bool new_reading = false;  // a reading (or loss) arrived since the last step
+  // Physical: the reading before the latest, for the rate of change.
+  std::optional<Sample> prev_reading;
+
+  // Evaluated at each step.
+  std::optional<MilliC> value;
+  bool fresh = false;         // a new reading reached this sensor in this step
+  std::int32_t trend_mc = 0;  // value change between the last two fresh steps
+  std::optional<std::int32_t> prev_fresh_mc;
+  bool reported_known = true;  // last state announced by sensor_known/unknown
+
+  // ema: running average and the time it was last advanced.
+  double ema_mc = 0.0;
+  Time ema_at{0};
+  bool ema_valid = false;
+  // fir: per input, the times its evaluated value changed (oldest first).
+  std::vector<SampleRing> history;
+  // predictor: readings of the input inside the regression window.
+  SampleRing samples;
+  // fir, predictor: when the value next changes with no new reading.
+  std::optional<Time> next_change;
+
+  // Windows: bound on |change of this sensor| per unit of simultaneous change
+  // of each physical sensor it depends on (∞-norm Lipschitz constant).
+  double gain = 1.0;
+  std::vector<std::uint16_t> leaves;  // physical sensors this one depends on (itself if physical)
+  // ema sensors this one depends on (itself included), each with the bound on
+  // |change of this sensor| per unit change of that ema.
+  std::vector<std::pair<std::uint16_t, double>> ema_gains;
+  bool via_predictor = false;  // depends on a predictor (or is one)
+};
+
+struct ZoneRt {
+  std::uint16_t sensor = 0;
+  std::vector<TripSpec> trips;
+  std::vector<SeverityStepSpec> severities;
+  std::vector<std::vector<std::uint16_t>> force_devices;  // per trip: devices to force
+  // State.
+  std::uint32_t reached = 0;                 // bit i: trip i reached
+  std::vector<std::uint32_t> debounce;       // consecutive readings at or above each threshold
+  std::uint32_t fired = 0;                   // bit i: trip i's action fired in this excursion
+  std::optional<std::size_t> severity_step;  // index into severities; none: Severity::none
+  bool debouncing = false;                   // some action is counting readings
+};
+
+struct BindingRt {
+  std::uint16_t device = 0;
+  double weight = 1.0;
+  std::uint32_t request = 0;  // level asked for in this step
+  std::uint32_t held = 0;     // step_wise: the level it has stepped to
+  double grant_mw = 0.0;      // power_budget: power granted in this step
+  bool capped = false;        // power_budget: share reached the device's maximum
+};
+
+struct ControllerRt {
+  ControllerSpec::Kind kind = ControllerSpec::Kind::step_wise;
+  std::uint16_t input = 0;  // sensor index (a zone input is resolved to its sensor)
+  std::vector<BindingRt> bindings;
+  std::optional<std::uint32_t> safe_level;
+
+  // Effective parameters (spec + active profile).
+  bool enabled = true;
+  std::int32_t threshold_mc = 0;
+  std::int32_t setpoint_mc = 0;
+  std::int32_t switch_on_mc = 0;
+  std::vector<TableRow> rows;
+
+  // State.
+  bool active = false;              // requests levels (false: released, requests nothing)
+  bool safe = false;                // input unknown: requesting the safe level
+  std::optional<Time> last_change;  // step_wise
+  std::optional<std::size_t> row;   // table
+  bool on = false;                  // bang_bang
+  bool engaged = false;             // pid, power_budget
+  double integral = 0.0;            // pid: °C·s; power_budget: mW
+  double output = 0.0;              // pid: 0..1
+  std::optional<Time> last_update;  // pid, power_budget
+  std::int32_t last_mc = 0;         // pid: T at the last update; power_budget: error in m°C
+  std::optional<Time> next_step;
+};
+
+struct DeviceRt {
+  std::uint32_t max_level = 0;
+  std::vector<std::uint32_t> power_mw;
+  std::uint32_t max_step_up = 0;
+  std::uint32_t max_step_down = 0;
+  Millis min_dwell{0};
+  // Effective (spec + active profile).
+  std::uint32_t min_level = 0;
+  std::uint32_t limit_level = 0;
+  // State.
+  std::uint32_t level = 0;          // last applied level
+  std::optional<Time> level_since;  // when it was applied (none: never changed)
+  bool forced = false;              // set by zones in this step
+};
+
+// The limits (in the consumer sensor's m°C) at which some decision changes:
+// a point x splits values into (-inf, x) and [x, +inf).
+struct Consumer {
+  std::uint16_t sensor = 0;
+  std::vector<std::int32_t> points;  // sorted, unique
+  // This step: whether the sensor is known, the room before the value
+  // reaches the next point above (value may rise by d_above and stay on
+  // its side) or falls below the point at or beneath it (by more than
+  // d_below), and whether any point is within near_distance.
+  bool known = false;
+  std::int64_t d_above = 0;
+  std::int64_t d_below = 0;
+  bool near = false;
+};
+
+}  // namespace coolhand::policy::detail
+
+namespace coolhand::policy {
+
+struct Engine::Impl {
+  using SensorRt = detail::SensorRt;
+  using ZoneRt = detail::ZoneRt;
+  using DeviceRt = detail::DeviceRt;
+  using ControllerRt = detail::ControllerRt;
+  using Consumer = detail::Consumer;
+
+  PolicySpec spec;
+  std::vector<SensorRt> sensors;
+  std::vector<std::uint16_t> order;  // sensors in evaluation (topological) order
+  std::vector<ZoneRt> zones;
+  std::vector<DeviceRt> devices;
+  std::vector<ControllerRt> controllers;
+  std::vector<Consumer> consumers;
+  std::vector<std::optional<std::uint16_t>> consumer_of_sensor;  // by sensor index
+  // Per physical sensor: indices into `consumers` of those that depend on it.
+  std::vector<std::vector<std::uint16_t>> consumers_of;
+
+  std::optional<std::size_t> profile;          // active profile index
+  std::optional<std::size_t> pending_profile;  // requested by set_profile
+  bool profile_pending = false;
+  Time last_step{0};
+  Decision decision;
+
+  // Stages of a step, in order (one file each).
+  void apply_profile();
+  void eval_sensors(Time now);
+  void eval_zones(Time now);
+  void eval_controllers(Time now);
+  void arbitrate(Time now);
+  void compute_windows(Time now);
+  // Rebuild `consumers` points after a profile change (no allocation once sized).
+  void rebuild_points();
+
+  void want_step(Time t) {
+    if (!decision.next_step || t < *decision.next_step) decision.next_step = t;
+  }
+};
+
+}  // namespace coolhand::policy
+
+namespace coolhand::policy::detail {
+
+// Validation; returns every error found. `order` receives a topological order
+// of the sensors when their inputs form no cycle.
+std::vector<SpecError> validate(const PolicySpec& spec, std::vector<std::uint16_t>& order);
+
+}  // namespace coolhand::policy::detail

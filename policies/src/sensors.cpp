@@ -1,0 +1,212 @@
+// Sensor evaluation, the first stage of a step. Sensors are evaluated in
+// topological order so every virtual sensor sees its inputs' values of this
+// step.
+//
+// Rules:
+// - A physical sensor is known when it has a reading, the adapter has not
+//   declared it lost, and (with stale_after > 0) the reading is no older than
+//   stale_after. Its value is the reading plus `offset`.
+// - A virtual sensor is unknown when any of its inputs is; time-dependent
+//   state (ema, fir history, predictor samples) is reset then, and starts
+//   again from the first known value.
+// - A sensor is "fresh" in a step when a new reading reached it (for ema, fir
+//   and predictor also when their value moved with time). Freshness counts
+//   samples for trip debounce; `trend` is the value change between the last
+//   two fresh steps (step_wise uses it).
+// - weighted_sum: sum(w_i * x_i) + offset; max/min: max/min(x_i) + offset.
+// - ema: y += (x - y) * (1 - exp(-dt / tau)), with x taken as constant since
+//   the previous step; y snaps to x once within 0.5 m°C so it settles.
+// - fir: sum over inputs i and taps k of w[i*taps+k] * x_i(now - k*tap_period),
+//   where x_i(t) is the value x_i had at the last step at or before t (held).
+// - predictor: x + slope * horizon, the slope (m°C/ms) a least-squares fit
+//   over the readings of x in (now - window, now]; zero with fewer than two.
+// Each transition between known and unknown produces one sensor_known or
+// sensor_unknown event. Sensors start out as known, so a sensor that has no
+// reading at the first step is announced as unknown.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "engine_impl.h"
+
+namespace coolhand::policy {
+namespace {
+
+using detail::SampleRing;
+using detail::SensorRt;
+using Kind = SensorSpec::Kind;
+
+std::int32_t to_mc(double v) {
+  constexpr double lo = std::numeric_limits<std::int32_t>::min();
+  constexpr double hi = std::numeric_limits<std::int32_t>::max();
+  return static_cast<std::int32_t>(std::clamp(std::round(v), lo, hi));
+}
+
+// Value held by a change-point history at time t: the latest change at or
+// before t, or the oldest kept one when t precedes them all.
+std::int32_t held_at(const SampleRing& h, Time t) {
+  for (std::size_t i = h.size(); i-- > 0;) {
+    if (h[i].t <= t) return h[i].mc;
+  }
+  return h[0].mc;
+}
+
+void reset_time_state(SensorRt& s) {
+  s.ema_valid = false;
+  for (SampleRing& h : s.history) h.clear();
+  s.samples.clear();
+  s.next_change.reset();
+}
+
+}  // namespace
+
+void Engine::Impl::eval_sensors(Time now) {
+  for (std::uint16_t i : order) {
+    SensorRt& s = sensors[i];
+    const SensorSpec& spec_s = spec.sensors[i];
+    const std::optional<MilliC> before = s.value;
+    bool fresh = false;
+    std::optional<std::int32_t> v;
+
+    if (s.kind == Kind::physical) {
+      const bool stale =
+          s.raw_mc && spec_s.stale_after > Millis{0} && now - s.raw_at > spec_s.stale_after;
+      if (s.raw_mc && !stale) {
+        v = *s.raw_mc + s.offset_mc;
+        fresh = s.new_reading;
+        s.next_change.reset();
+        if (spec_s.stale_after > Millis{0})
+          s.next_change = s.raw_at + spec_s.stale_after + Millis{1};
+      } else {
+        s.next_change.reset();
+      }
+      s.new_reading = false;
+    } else {
+      bool known = true;
+      for (std::uint16_t in : s.inputs) {
+        known = known && sensors[in].value.has_value();
+        fresh = fresh || sensors[in].fresh;
+      }
+      if (!known) {
+        reset_time_state(s);
+        fresh = false;
+      } else {
+        const auto x = [&](std::size_t j) { return sensors[s.inputs[j]].value->mc(); };
+        switch (s.kind) {
+          case Kind::physical:
+            break;
+          case Kind::weighted_sum: {
+            double sum = 0.0;
+            for (std::size_t j = 0; j < s.inputs.size(); ++j) sum += s.weights[j] * x(j);
+            v = to_mc(sum + s.offset_mc);
+            break;
+          }
+          case Kind::max:
+          case Kind::min: {
+            std::int32_t r = x(0);
+            for (std::size_t j = 1; j < s.inputs.size(); ++j) {
+              r = s.kind == Kind::max ? std::max(r, x(j)) : std::min(r, x(j));
+            }
+            v = to_mc(static_cast<double>(r) + s.offset_mc);
+            break;
+          }
+          case Kind::ema: {
+            const double in = x(0);
+            if (!s.ema_valid) {
+              s.ema_mc = in;
+              s.ema_valid = true;
+            } else if (now > s.ema_at) {
+              const double dt = static_cast<double>((now - s.ema_at).count());
+              const double tau = static_cast<double>(spec_s.time_constant.count());
+              s.ema_mc += (in - s.ema_mc) * (1.0 - std::exp(-dt / tau));
+            }
+            if (std::abs(in - s.ema_mc) < 0.5) s.ema_mc = in;
+            s.ema_at = now;
+            v = to_mc(s.ema_mc + s.offset_mc);
+            break;
+          }
+          case Kind::fir: {
+            const std::uint32_t taps = spec_s.taps;
+            const Millis period = spec_s.tap_period;
+            const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
+            double sum = 0.0;
+            s.next_change.reset();
+            for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+              SampleRing& h = s.history[j];
+              if (h.empty() || h.back().mc != x(j)) h.push({now, x(j)});
+              while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
+              for (std::uint32_t k = 0; k < taps; ++k) {
+                sum += s.weights[j * taps + k] * held_at(h, now - period * k);
+              }
+              // The output changes again when a change point slides past a tap.
+              for (std::size_t c = 1; c < h.size(); ++c) {
+                const std::int64_t k = (now - h[c].t) / period + 1;
+                if (k <= static_cast<std::int64_t>(taps) - 1) {
+                  const Time t = h[c].t + period * k;
+                  if (!s.next_change || t < *s.next_change) s.next_change = t;
+                }
+              }
+            }
+            v = to_mc(sum + s.offset_mc);
+            break;
+          }
+          case Kind::predictor: {
+            SampleRing& w = s.samples;
+            if (sensors[s.inputs[0]].fresh || w.empty()) w.push({now, x(0)});
+            while (w.size() > 1 && w[0].t <= now - spec_s.window) w.pop_front();
+            double slope = 0.0;  // m°C per ms
+            if (w.size() >= 2) {
+              double mt = 0.0, mv = 0.0;
+              const double t0 = static_cast<double>(w[0].t.count());
+              for (std::size_t k = 0; k < w.size(); ++k) {
+                mt += static_cast<double>(w[k].t.count()) - t0;
+                mv += w[k].mc;
+              }
+              mt /= static_cast<double>(w.size());
+              mv /= static_cast<double>(w.size());
+              double num = 0.0, den = 0.0;
+              for (std::size_t k = 0; k < w.size(); ++k) {
+                const double dt = static_cast<double>(w[k].t.count()) - t0 - mt;
+                num += dt * (w[k].mc - mv);
+                den += dt * dt;
+              }
+              if (den > 0.0) slope = num / den;
+              s.next_change = w[0].t + spec_s.window;
+            } else {
+              s.next_change.reset();
+            }
+            v = to_mc(x(0) + slope * static_cast<double>(spec_s.horizon.count()) + s.offset_mc);
+            break;
+          }
+        }
+        if (s.kind == Kind::ema || s.kind == Kind::fir || s.kind == Kind::predictor) {
+          fresh = fresh || !before || before->mc() != *v;
+        }
+      }
+    }
+
+    s.value = v ? std::optional<MilliC>(MilliC(*v)) : std::nullopt;
+    s.fresh = fresh;
+    if (fresh && v) {
+      s.trend_mc = s.prev_fresh_mc ? *v - *s.prev_fresh_mc : 0;
+      s.prev_fresh_mc = v;
+    }
+    if (!v) {
+      s.prev_fresh_mc.reset();
+      s.trend_mc = 0;
+    }
+    const bool known = v.has_value();
+    if (known != s.reported_known) {
+      s.reported_known = known;
+      decision.events.push_back(Event{
+          .kind = known ? Event::Kind::sensor_known : Event::Kind::sensor_unknown,
+          .index = i,
+          .detail = 0,
+          .temperature = s.value,
+      });
+    }
+  }
+}
+
+}  // namespace coolhand::policy
