@@ -1,0 +1,30 @@
+// The boundary between raw policy text and yaml-cpp. Checks the bytes are
+// UTF-8, walks the event stream once with a depth limit (so hostile input
+// cannot make yaml-cpp recurse deeply while building nodes), rejects anchors,
+// aliases and multiple documents, and then builds the node tree. Every
+// yaml-cpp exception is caught here and becomes an error value.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "coolhand/config/policy_file.h"
+
+namespace coolhand::config::detail {
+
+// Deepest nesting of mappings and sequences accepted. A policy needs about 6.
+inline constexpr int kMaxDepth = 32;
+// Largest policy text accepted, in bytes.
+inline constexpr std::size_t kMaxTextBytes = 4 * 1024 * 1024;
+
+struct YamlInput {
+  std::optional<YAML::Node> root;  // set iff errors is empty
+  std::vector<ConfigError> errors;
+};
+
+[[nodiscard]] YamlInput read_yaml(std::string_view text, std::string_view file);
+
+}  // namespace coolhand::config::detail
