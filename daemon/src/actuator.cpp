@@ -1,0 +1,90 @@
+// Actuator: writes, read-back checks and restore for one device's knobs.
+#include "actuator.h"
+
+namespace coolhand::daemon {
+
+Actuator::Actuator(std::string device, KnobBinding binding, Sysfs& fs, Logger& log, bool dry_run)
+    : device_(std::move(device)),
+      binding_(std::move(binding)),
+      fs_(fs),
+      log_(log),
+      dry_run_(dry_run) {}
+
+Status Actuator::write_target(const KnobTarget& t, std::int64_t value) {
+  if (dry_run_) {
+    log_.info("dry-run: would write {} to {}", value, fs_.absolute(t.path));
+    return Ok{};
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (auto w = fs_.write_integer(t.path, value); !w) {
+      ++write_failures_;
+      if (!failing_) {
+        log_.error("device {}: {} (the device stays at its current value)", device_,
+                   w.error().to_string());
+        failing_ = true;
+      }
+      return w;
+    }
+    auto back = fs_.read_integer(t.path);
+    if (!back) return back.error();
+    if (*back == value) {
+      if (failing_) log_.info("device {}: {} writable again", device_, t.path);
+      failing_ = false;
+      return Ok{};
+    }
+    ++overrides_seen_;
+    if (!warned_override_) {
+      log_.warning(
+          "device {}: {} reads {} after writing {} (kernel or firmware changed it); re-applying",
+          device_, t.path, *back, value);
+      warned_override_ = true;
+    }
+  }
+  // Still different after re-applying: accept what the kernel keeps.
+  failing_ = false;
+  return Ok{};
+}
+
+Status Actuator::apply(std::uint32_t level) {
+  Status result = Ok{};
+  for (const KnobTarget& t : binding_.targets) {
+    const std::int64_t v = t.values.at(std::min<std::size_t>(level, t.values.size() - 1));
+    if (auto s = write_target(t, v); !s && result) result = s;
+  }
+  level_ = result ? std::optional<std::uint32_t>(level) : std::nullopt;
+  return result;
+}
+
+Status Actuator::reapply() {
+  if (!level_) return Ok{};
+  return apply(*level_);
+}
+
+Status Actuator::verify() {
+  if (!level_ || dry_run_) return Ok{};
+  for (const KnobTarget& t : binding_.targets) {
+    const std::int64_t want = t.values.at(std::min<std::size_t>(*level_, t.values.size() - 1));
+    auto cur = fs_.read_integer(t.path);
+    if (cur && *cur != want) return apply(*level_);
+  }
+  return Ok{};
+}
+
+Status Actuator::restore() {
+  Status result = Ok{};
+  for (const KnobTarget& t : binding_.targets) {
+    if (dry_run_) {
+      log_.info("dry-run: would restore {} to {}", fs_.absolute(t.path), t.original);
+      continue;
+    }
+    if (auto w = fs_.write_integer(t.path, t.original); !w) {
+      log_.error("device {}: restoring original value {}: {}", device_, t.original,
+                 w.error().to_string());
+      if (result) result = w;
+    }
+  }
+  level_.reset();
+  return result;
+}
+
+}  // namespace coolhand::daemon

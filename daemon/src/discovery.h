@@ -1,0 +1,71 @@
+// Discovery: find the sysfs attributes a policy's hardware bindings name.
+// A config::SensorSource becomes the path of one temperature attribute and
+// its scale; a config::DeviceKnob becomes one or more writable attributes
+// (cpufreq "all" is one per policy) with the knob value for every engine
+// level. Discovery reads sysfs but writes nothing; absent hardware is an
+// error value naming what was searched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coolhand/config/policy_file.h"
+#include "result.h"
+#include "sysfs.h"
+
+namespace coolhand::daemon {
+
+struct SensorBinding {
+  std::string path;              // e.g. "class/thermal/thermal_zone3/temp"
+  std::int32_t scale_to_mc = 1;  // 1: m°C attribute; 100: tenths of °C (power_supply)
+  std::optional<std::uint32_t> thermal_zone_id;  // N of thermal_zoneN: receives netlink events
+  std::string description;                       // "thermal_zone3 (x86_pkg_temp)", for log lines
+};
+
+[[nodiscard]] Result<SensorBinding> find_sensor(const Sysfs& fs, const config::SensorSource& src);
+
+// One writable attribute and the value it gets at each engine level.
+struct KnobTarget {
+  std::string path;                  // e.g. "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
+  std::int64_t original = 0;         // value found before the daemon touched it
+  std::vector<std::int64_t> values;  // index: engine level 0..max_level
+};
+
+struct KnobBinding {
+  std::vector<KnobTarget> targets;
+  std::string description;  // "cpufreq policy0,policy4 scaling_max_freq (kHz)"
+};
+
+// Original value of `path` saved by an earlier binding (across reloads the
+// daemon keeps the value from before it first touched the knob); nullopt when
+// the knob is new and its current value is the original.
+using OriginalLookup = std::function<std::optional<std::int64_t>(const std::string& path)>;
+
+// Level mapping (the rule config's policy language documents): with an
+// explicit `values` table, level L gets values[L]. Otherwise level 0 gets
+// `unthrottled` and max_level gets `deepest`, levels between them linearly
+// interpolated and rounded to the nearest integer (halves away from
+// `unthrottled`). Defaults per kind, each overridable in the policy:
+//   cooling_device  0 .. max_state
+//   cpufreq         cpuinfo_max_freq .. cpuinfo_min_freq (kHz)
+//   intel_pstate    100 .. min_perf_pct (or 0 when absent) (%)
+//   rapl            original limit .. `deepest` (required: powercap has no minimum) (µW)
+//   amdgpu_power    original power1_cap .. power1_cap_min (µW)
+//   backlight       original brightness .. a quarter of max_brightness, never brighter than level 0
+//   charge_current  original .. 0 (µA)
+//   coolhand        0 .. throttling_max
+// Values are checked against the knob's discovered range (cpuinfo_*,
+// *_max_power_uw, power1_cap_min/max, max_brightness, max_state,
+// constant_charge_current_max_max): out-of-range values are an error.
+[[nodiscard]] std::vector<std::int64_t> interpolate_levels(std::int64_t unthrottled,
+                                                           std::int64_t deepest,
+                                                           std::uint32_t max_level);
+
+[[nodiscard]] Result<KnobBinding> find_knob(const Sysfs& fs, const config::DeviceKnob& knob,
+                                            std::uint32_t max_level,
+                                            const OriginalLookup& originals);
+
+}  // namespace coolhand::daemon

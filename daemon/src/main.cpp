@@ -1,0 +1,207 @@
+// coolhandd: the one place that wires the adapters (sysfs, thermal netlink,
+// udev, logind, sd-event) to the runtime. Everything else lives in
+// coolhand_daemon_core so tests link it.
+//
+// Exit status: 0 after SIGTERM/SIGINT (knobs restored) or --once; 1 on a
+// system error; 2 on a bad policy file; 3 when the policy's required
+// hardware is absent (the unit treats 3 as "not for this machine").
+#include <systemd/sd-daemon.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <memory>
+#include <string>
+
+#include "coolhand/config/policy_file.h"
+#include "dispatch.h"
+#include "event_loop.h"
+#include "hotplug.h"
+#include "log.h"
+#include "logind.h"
+#include "runtime.h"
+#include "sysfs.h"
+#include "thermal_netlink.h"
+
+namespace cd = coolhand::daemon;
+
+namespace {
+
+constexpr int kExitBadPolicy = 2;
+constexpr int kExitNoHardware = 3;
+
+struct Options {
+  std::string config = "/etc/coolhand/policy.yaml";
+  std::string sysfs_root = "/sys";
+  bool dry_run = false;
+  bool once = false;
+  bool verbose = false;
+};
+
+std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd::Logger& log) {
+  auto r = coolhand::config::load_policy_file(path);
+  for (const auto& e : r.errors) log.error("{}", e.to_string());
+  return std::move(r.document);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"coolhandd: thermal policy daemon for Linux handhelds"};
+  app.add_option("--config", o.config, "Policy file")->capture_default_str();
+  app.add_option("--sysfs-root", o.sysfs_root, "Root of the sysfs tree (tests: a fake tree)")
+      ->capture_default_str();
+  app.add_flag("--dry-run", o.dry_run, "Decide and print what would be written; write nothing");
+  app.add_flag("--once", o.once, "One pass: read, decide, write, exit (levels stay applied)");
+  app.add_flag("--verbose", o.verbose, "Log every sample");
+  app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
+  CLI11_PARSE(app, argc, argv);
+
+  cd::Logger log(o.verbose);
+  auto doc = load(o.config, log);
+  if (!doc) return kExitBadPolicy;
+  cd::RootedSysfs fs(o.sysfs_root);
+  const bool real_sys = fs.root() == "/sys";
+
+  auto loop = cd::EventLoop::create();
+  if (!loop) {
+    log.error("{}", loop.error().to_string());
+    return 1;
+  }
+  cd::EventLoop& ev = **loop;
+
+  // Events refer to the kernel's zones, so they are used only with the real /sys.
+  std::unique_ptr<cd::Runtime> rt;
+  std::unique_ptr<cd::ThermalNetlink> nl;
+  bool resync_wanted = false;
+  if (real_sys && !o.once) {
+    auto opened = cd::ThermalNetlink::open(
+        [&](const cd::ThermalEvent& e) {
+          if (rt) resync_wanted |= cd::dispatch_thermal_event(*rt, e, cd::monotonic_now());
+        },
+        log);
+    if (opened) {
+      nl = std::move(*opened);
+      log.info("thermal netlink: subscribed (family version {}, thresholds {})",
+               nl->family_version(), nl->thresholds_supported() ? "yes" : "no");
+    } else {
+      log.warning("thermal netlink unavailable ({}); polling every sensor",
+                  opened.error().to_string());
+    }
+  }
+
+  auto created = cd::Runtime::create(std::move(*doc), fs, log, {o.dry_run, nl != nullptr});
+  if (!created) {
+    log.error("{}: {}", o.config, created.error().to_string());
+    if (created.error().what == "bind") {
+      log.error("the policy's required hardware is not present on this machine; exiting");
+      return kExitNoHardware;
+    }
+    return kExitBadPolicy;
+  }
+  rt = std::move(*created);
+
+  std::unique_ptr<cd::Logind> logind;
+  if (real_sys && !o.once) {
+    auto c = cd::Logind::connect(ev.raw(), [&] { rt->on_resume(cd::monotonic_now()); });
+    if (c) {
+      logind = std::move(*c);
+    } else {
+      log.info("logind unavailable ({}); detecting resume from clock divergence",
+               c.error().to_string());
+    }
+  }
+  rt->on_window = [&](std::uint32_t tz, const coolhand::policy::Window& w) {
+    if (nl && nl->thresholds_supported()) (void)nl->set_window(tz, w);
+  };
+  rt->on_action = [&](coolhand::policy::TripAction a, const std::string& zone) {
+    if (o.dry_run) return;
+    if (!logind) {
+      log.error("zone {}: cannot request {} without logind", zone, coolhand::policy::to_string(a));
+      return;
+    }
+    if (auto s = logind->request(a); !s) log.error("zone {}: {}", zone, s.error().to_string());
+  };
+
+  rt->start(cd::monotonic_now());
+  if (o.once) {
+    log.info("{}", rt->status_line());
+    return 0;
+  }
+
+  cd::ResumeDetector resume;
+  std::string last_status;
+  // After every wake-up: notice a resume, do what is due, re-arm the one timer.
+  auto reschedule = [&] {
+    const auto now = cd::monotonic_now();
+    if (resume.resumed(now, cd::boottime_now())) rt->on_resume(now);
+    if (resync_wanted) {
+      resync_wanted = false;
+      rt->resync(now);
+    }
+    if (auto s = ev.set_timer(rt->tick(now)); !s) log.error("{}", s.error().to_string());
+    const std::string status = rt->status_line();
+    if (status != last_status) {
+      sd_notifyf(0, "STATUS=%s", status.c_str());
+      last_status = status;
+    }
+  };
+  ev.on_timer(reschedule);
+
+  auto stop = [&] {
+    sd_notify(0, "STOPPING=1");
+    ev.exit(0);
+  };
+  auto reload = [&] {
+    sd_notify(0, "RELOADING=1");
+    log.info("SIGHUP: reloading {}", o.config);
+    if (auto d = load(o.config, log)) {
+      if (auto s = rt->reload(std::move(*d), cd::monotonic_now()); !s) {
+        log.error("reload rejected, keeping the running policy: {}", s.error().to_string());
+      }
+    } else {
+      log.error("reload rejected, keeping the running policy");
+    }
+    sd_notify(0, "READY=1");
+    reschedule();
+  };
+  cd::Status ok = ev.on_signal(SIGTERM, stop);
+  if (ok) ok = ev.on_signal(SIGINT, stop);
+  if (ok) ok = ev.on_signal(SIGHUP, reload);
+  if (ok && nl) {
+    ok = ev.on_readable(nl->fd(), [&] {
+      resync_wanted |= nl->receive();
+      reschedule();
+    });
+  }
+  std::unique_ptr<cd::HotplugMonitor> hotplug;
+  if (ok && real_sys) {
+    auto h = cd::HotplugMonitor::open([&](const std::string& subsystem, const std::string& action) {
+      log.debug("udev: {} {}", action, subsystem);
+      resync_wanted = true;
+    });
+    if (h) {
+      hotplug = std::move(*h);
+      ok = ev.on_readable(hotplug->fd(), [&] {
+        hotplug->receive();
+        reschedule();
+      });
+    } else {
+      log.info("udev monitor unavailable ({}); hot-plug found by retries only",
+               h.error().to_string());
+    }
+  }
+  if (!ok) {
+    log.error("{}", ok.error().to_string());
+    rt->restore_all();
+    return 1;
+  }
+
+  reschedule();
+  sd_notify(0, "READY=1");
+  log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
+  const int code = ev.run();
+  rt->restore_all();
+  log.info("stopped; original knob values restored");
+  return code;
+}

@@ -1,0 +1,136 @@
+// Runtime: a policy bound to hardware. It owns the compiled policy::Engine,
+// the sensor bindings and the device actuators, and turns inputs (sysfs
+// polls, kernel events, hot-plug, resume, reload, exit) into engine steps and
+// knob writes. It reads no clock and owns no file descriptor: the event loop
+// passes `now` (CLOCK_MONOTONIC) in and arms one timer for the time tick()
+// returns. Tests drive it with a virtual clock and a temp-dir sysfs.
+//
+// Sensor rules:
+// - A sensor is event-driven when it is a thermal zone and the thermal
+//   netlink family is subscribed: the kernel pushes its temperature
+//   (SAMPLING_TEMP, TRIP_UP/DOWN, THRESHOLD_UP/DOWN) and it is never polled
+//   while readable. Every other sensor is polled at the engine's adaptive
+//   interval for it (Decision::poll_intervals, clamped to the policy's
+//   sampling min/max).
+// - A read that fails or returns garbage counts as a failure; after
+//   `lost_after_failures` consecutive failures the sensor is lost: the engine
+//   is told it is unknown (its controllers go to their safe level) and one
+//   warning is logged. A failing sensor is retried every min_interval, a lost
+//   one every max(min_interval, min(max_interval, 5 s)), re-running discovery
+//   so a hwmon that came back under another number is found again. The first
+//   good reading makes it known again (one info line).
+//
+// Device rules: a device's level is written when the engine's decision
+// differs from what the actuator last applied (so a failed write is retried
+// at the next step). Originals are saved once per attribute path and kept
+// across reloads; restore_all() and a reload that drops a device write them
+// back.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actuator.h"
+#include "coolhand/config/policy_file.h"
+#include "coolhand/policy/engine.h"
+#include "discovery.h"
+#include "log.h"
+#include "result.h"
+#include "sysfs.h"
+
+namespace coolhand::daemon {
+
+using policy::MilliC;
+using policy::Time;
+
+struct RuntimeOptions {
+  bool dry_run = false;           // decide and log, write nothing
+  bool events_available = false;  // the thermal netlink family is subscribed
+};
+
+struct RuntimeCounters {
+  std::uint64_t samples = 0;        // readings handed to the engine
+  std::uint64_t read_failures = 0;  // failed or garbage sensor reads
+  std::uint64_t sensors_lost = 0;   // transitions to lost
+  std::uint64_t steps = 0;
+  std::uint64_t resyncs = 0;
+  std::uint64_t resumes = 0;
+  std::uint64_t reloads = 0;
+  std::uint64_t reload_failures = 0;
+};
+
+class Runtime {
+ public:
+  // Compile the policy and bind its hardware. Fails (and writes nothing) when
+  // the engine rejects the spec or a required sensor or device is absent.
+  [[nodiscard]] static Result<std::unique_ptr<Runtime>> create(config::PolicyDocument doc,
+                                                               Sysfs& fs, Logger& log,
+                                                               RuntimeOptions opts);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Read every sensor, step and apply. Call once before tick().
+  void start(Time now);
+  // Do everything due at `now`: polls, then an engine step if a reading came
+  // in or the engine asked for one. Returns when to call again; nullopt when
+  // only an event (netlink, udev, signal) can make work.
+  [[nodiscard]] std::optional<Time> tick(Time now);
+  // A zone temperature pushed by the kernel; takes effect at the next tick().
+  void on_zone_temperature(std::uint32_t tz_id, MilliC value, Time now);
+  // A thermal zone went away (netlink TZ_DELETE): its sensors are lost.
+  void on_zone_deleted(std::uint32_t tz_id, Time now);
+  // Messages may have been lost (ENOBUFS, sequence gap) or hardware came and
+  // went (udev, TZ_CREATE): rebind what is missing and read every sensor.
+  void resync(Time now);
+  // Resumed from suspend: firmware may have reset knobs; write levels again.
+  void on_resume(Time now);
+  // Replace the policy. On error the old policy keeps running untouched.
+  Status reload(config::PolicyDocument doc, Time now);
+  // Write back every knob's original value (exit).
+  void restore_all();
+
+  // Windows of event-driven sensors changed (kernel thresholds, 6.13+).
+  std::function<void(std::uint32_t tz_id, const policy::Window&)> on_window;
+  // A trip asked for shutdown or suspend.
+  std::function<void(policy::TripAction, const std::string& zone)> on_action;
+
+  [[nodiscard]] const policy::Engine& engine() const;
+  [[nodiscard]] const RuntimeCounters& counters() const { return counters_; }
+  // One line for sd_notify STATUS=.
+  [[nodiscard]] std::string status_line() const;
+  // Thermal zone ids with event-driven sensors.
+  [[nodiscard]] std::vector<std::uint32_t> event_zones() const;
+  // Level currently applied to device `name` (tests, status).
+  [[nodiscard]] std::optional<std::uint32_t> device_level(std::string_view name) const;
+  [[nodiscard]] bool sensor_lost(std::string_view name) const;
+
+  struct Bound;  // a compiled policy with its bindings (runtime.cpp)
+
+ private:
+  Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts);
+
+  [[nodiscard]] Result<std::unique_ptr<Bound>> bind(config::PolicyDocument doc);
+  void sample(std::size_t i, Time now);
+  void step(Time now);
+  void schedule_polls(Time now);
+  void log_events(const policy::Decision& d);
+  [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
+  void remember_originals(const Bound& b);
+
+  Sysfs& fs_;
+  Logger& log_;
+  RuntimeOptions opts_;
+  std::unique_ptr<Bound> bound_;
+  std::map<std::string, std::int64_t> originals_;  // by attribute path, kept across reloads
+  bool dirty_ = false;                             // a reading arrived since the last step
+  std::optional<Time> last_step_;
+  RuntimeCounters counters_;
+};
+
+}  // namespace coolhand::daemon

@@ -1,0 +1,336 @@
+// Thermal generic netlink: validation table, decoding and sockets.
+#include "thermal_netlink.h"
+
+#include <linux/thermal.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include <array>
+
+namespace coolhand::daemon {
+
+namespace {
+
+// Numbers added after Debian 12's 6.1 header (mainline include/uapi/linux/thermal.h, 6.13).
+constexpr int kAttrThreshold = 24;
+constexpr int kAttrThresholdTemp = 25;
+constexpr int kAttrThresholdDirection = 26;
+constexpr int kAttrTzPrevTemp = 27;
+constexpr int kAttrMax = 27;
+constexpr std::uint8_t kEventThresholdAdd = 15;
+constexpr std::uint8_t kEventThresholdFlush = 17;
+constexpr std::uint8_t kEventThresholdUp = 18;
+constexpr std::uint8_t kEventThresholdDown = 19;
+constexpr std::uint8_t kCmdThresholdAdd = 8;
+constexpr std::uint8_t kCmdThresholdFlush = 10;
+constexpr std::uint32_t kThresholdWayUp = 1;
+constexpr std::uint32_t kThresholdWayDown = 2;
+constexpr std::uint32_t kFirstThresholdVersion = 2;
+constexpr std::uint16_t kNameLength = 20;  // THERMAL_NAME_LENGTH, with the NUL
+constexpr std::int32_t kMinTempMc = -100'000;
+constexpr std::int32_t kMaxTempMc = 400'000;
+
+static_assert(THERMAL_GENL_ATTR_CPU_CAPABILITY_EFFICIENCY == 23, "attribute numbering changed");
+static_assert(THERMAL_GENL_EVENT_CPU_CAPABILITY_CHANGE == 14, "event numbering changed");
+
+using Policy = std::array<nla_policy, kAttrMax + 1>;
+
+// Every attribute the kernel sends, with its exact type and size.
+Policy make_policy() {
+  Policy p{};
+  auto u32 = [&](int a) { p[a] = nla_policy{NLA_U32, 4, 4}; };
+  auto str = [&](int a) { p[a] = nla_policy{NLA_STRING, 0, kNameLength}; };
+  auto nest = [&](int a) { p[a].type = NLA_NESTED; };
+  nest(THERMAL_GENL_ATTR_TZ);
+  u32(THERMAL_GENL_ATTR_TZ_ID);
+  u32(THERMAL_GENL_ATTR_TZ_TEMP);
+  nest(THERMAL_GENL_ATTR_TZ_TRIP);
+  u32(THERMAL_GENL_ATTR_TZ_TRIP_ID);
+  u32(THERMAL_GENL_ATTR_TZ_TRIP_TYPE);
+  u32(THERMAL_GENL_ATTR_TZ_TRIP_TEMP);
+  u32(THERMAL_GENL_ATTR_TZ_TRIP_HYST);
+  u32(THERMAL_GENL_ATTR_TZ_MODE);
+  str(THERMAL_GENL_ATTR_TZ_NAME);
+  u32(THERMAL_GENL_ATTR_TZ_CDEV_WEIGHT);
+  nest(THERMAL_GENL_ATTR_TZ_GOV);
+  str(THERMAL_GENL_ATTR_TZ_GOV_NAME);
+  nest(THERMAL_GENL_ATTR_CDEV);
+  u32(THERMAL_GENL_ATTR_CDEV_ID);
+  u32(THERMAL_GENL_ATTR_CDEV_CUR_STATE);
+  u32(THERMAL_GENL_ATTR_CDEV_MAX_STATE);
+  str(THERMAL_GENL_ATTR_CDEV_NAME);
+  str(THERMAL_GENL_ATTR_GOV_NAME);
+  nest(THERMAL_GENL_ATTR_CPU_CAPABILITY);
+  u32(THERMAL_GENL_ATTR_CPU_CAPABILITY_ID);
+  u32(THERMAL_GENL_ATTR_CPU_CAPABILITY_PERFORMANCE);
+  u32(THERMAL_GENL_ATTR_CPU_CAPABILITY_EFFICIENCY);
+  nest(kAttrThreshold);
+  u32(kAttrThresholdTemp);
+  u32(kAttrThresholdDirection);
+  u32(kAttrTzPrevTemp);
+  return p;
+}
+
+const Policy& attr_policy() {
+  static const Policy p = make_policy();
+  return p;
+}
+
+// What each command must carry, and the event it becomes.
+struct CommandRule {
+  ThermalEvent::Kind kind;
+  bool tz_id, temp, trip_id, name, cdev_id, cdev_state;
+};
+
+std::optional<CommandRule> rule_for(std::uint8_t cmd) {
+  using K = ThermalEvent::Kind;
+  switch (cmd) {
+    case THERMAL_GENL_SAMPLING_TEMP:
+      return CommandRule{K::sample, true, true, false, false, false, false};
+    case THERMAL_GENL_EVENT_TZ_CREATE:
+      return CommandRule{K::tz_create, true, false, false, true, false, false};
+    case THERMAL_GENL_EVENT_TZ_DELETE:
+      return CommandRule{K::tz_delete, true, false, false, false, false, false};
+    case THERMAL_GENL_EVENT_TZ_DISABLE:
+      return CommandRule{K::tz_disable, true, false, false, false, false, false};
+    case THERMAL_GENL_EVENT_TZ_ENABLE:
+      return CommandRule{K::tz_enable, true, false, false, false, false, false};
+    case THERMAL_GENL_EVENT_TZ_TRIP_UP:
+      return CommandRule{K::trip_up, true, true, true, false, false, false};
+    case THERMAL_GENL_EVENT_TZ_TRIP_DOWN:
+      return CommandRule{K::trip_down, true, true, true, false, false, false};
+    case THERMAL_GENL_EVENT_TZ_TRIP_CHANGE:
+    case THERMAL_GENL_EVENT_TZ_TRIP_ADD:
+    case THERMAL_GENL_EVENT_TZ_TRIP_DELETE:
+      return CommandRule{K::trip_change, true, false, true, false, false, false};
+    case THERMAL_GENL_EVENT_CDEV_ADD:
+      return CommandRule{K::cdev_add, false, false, false, true, true, false};
+    case THERMAL_GENL_EVENT_CDEV_DELETE:
+      return CommandRule{K::cdev_delete, false, false, false, false, true, false};
+    case THERMAL_GENL_EVENT_CDEV_STATE_UPDATE:
+      return CommandRule{K::cdev_update, false, false, false, false, true, true};
+    case THERMAL_GENL_EVENT_TZ_GOV_CHANGE:
+      return CommandRule{K::gov_change, true, false, false, false, false, false};
+    case THERMAL_GENL_EVENT_CPU_CAPABILITY_CHANGE:
+    case kEventThresholdAdd:
+    case kEventThresholdAdd + 1:
+    case kEventThresholdFlush:
+      return CommandRule{K::other, false, false, false, false, false, false};
+    case kEventThresholdUp:
+      return CommandRule{K::threshold_up, true, true, false, false, false, false};
+    case kEventThresholdDown:
+      return CommandRule{K::threshold_down, true, true, false, false, false, false};
+    default:
+      return std::nullopt;
+  }
+}
+
+SysError malformed(std::string detail) {
+  return SysError{"netlink", "thermal", 0, std::move(detail)};
+}
+
+}  // namespace
+
+ThermalMessageHandler::ThermalMessageHandler(int family_id, ThermalEventSink sink, Logger& log)
+    : family_id_(family_id), sink_(std::move(sink)), log_(log) {}
+
+Result<ThermalEvent> ThermalMessageHandler::decode(nl_msg* msg) const {
+  nlmsghdr* nlh = nlmsg_hdr(msg);
+  if (nlh->nlmsg_type != family_id_) return SysError{"netlink", "thermal", 0, "foreign"};
+  std::array<nlattr*, kAttrMax + 1> tb{};
+  const int err =
+      genlmsg_parse(nlh, 0, tb.data(), kAttrMax, const_cast<nla_policy*>(attr_policy().data()));
+  if (err < 0) return malformed(std::string("attribute validation: ") + nl_geterror(err));
+  const std::uint8_t cmd = genlmsg_hdr(nlh)->cmd;
+  auto rule = rule_for(cmd);
+  if (!rule) return malformed("unknown command " + std::to_string(cmd));
+  ThermalEvent ev;
+  ev.kind = rule->kind;
+  auto need = [&](bool wanted, int attr, const char* what) -> std::optional<SysError> {
+    if (wanted && !tb[attr])
+      return malformed(std::string("command ") + std::to_string(cmd) + " lacks " + what);
+    return std::nullopt;
+  };
+  if (auto e = need(rule->tz_id, THERMAL_GENL_ATTR_TZ_ID, "TZ_ID")) return *e;
+  if (auto e = need(rule->temp, THERMAL_GENL_ATTR_TZ_TEMP, "TZ_TEMP")) return *e;
+  if (auto e = need(rule->trip_id, THERMAL_GENL_ATTR_TZ_TRIP_ID, "TZ_TRIP_ID")) return *e;
+  if (auto e = need(rule->cdev_id, THERMAL_GENL_ATTR_CDEV_ID, "CDEV_ID")) return *e;
+  if (auto e = need(rule->cdev_state, THERMAL_GENL_ATTR_CDEV_CUR_STATE, "CDEV_CUR_STATE"))
+    return *e;
+  const int name_attr =
+      cmd == THERMAL_GENL_EVENT_CDEV_ADD ? THERMAL_GENL_ATTR_CDEV_NAME : THERMAL_GENL_ATTR_TZ_NAME;
+  if (auto e = need(rule->name, name_attr, "a name")) return *e;
+
+  if (tb[THERMAL_GENL_ATTR_TZ_ID]) ev.tz_id = nla_get_u32(tb[THERMAL_GENL_ATTR_TZ_ID]);
+  if (tb[THERMAL_GENL_ATTR_TZ_TRIP_ID]) ev.trip_id = nla_get_u32(tb[THERMAL_GENL_ATTR_TZ_TRIP_ID]);
+  if (tb[THERMAL_GENL_ATTR_CDEV_ID]) ev.cdev_id = nla_get_u32(tb[THERMAL_GENL_ATTR_CDEV_ID]);
+  if (tb[THERMAL_GENL_ATTR_CDEV_CUR_STATE])
+    ev.cdev_state = nla_get_u32(tb[THERMAL_GENL_ATTR_CDEV_CUR_STATE]);
+  if (rule->name) ev.name = nla_get_string(tb[name_attr]);
+  if (rule->temp) {
+    // Negative temperatures travel as two's complement in a u32.
+    const auto t = static_cast<std::int32_t>(nla_get_u32(tb[THERMAL_GENL_ATTR_TZ_TEMP]));
+    if (t < kMinTempMc || t > kMaxTempMc)
+      return malformed("impossible temperature " + std::to_string(t));
+    ev.temperature = policy::MilliC(t);
+  }
+  return ev;
+}
+
+bool ThermalMessageHandler::handle(nl_msg* msg) {
+  ++counters_.received;
+  if (const sockaddr_nl* src = nlmsg_get_src(msg); src && src->nl_pid != 0) {
+    ++counters_.spoofed;
+    log_.debug("netlink: dropped a message from port {} (not the kernel)", src->nl_pid);
+    return false;
+  }
+  auto ev = decode(msg);
+  if (!ev) {
+    if (ev.error().detail == "foreign") {
+      ++counters_.foreign;
+    } else {
+      ++counters_.malformed;
+      log_.debug("netlink: dropped: {}", ev.error().to_string());
+    }
+    return false;
+  }
+  bool gap = false;
+  const std::uint32_t seq = nlmsg_hdr(msg)->nlmsg_seq;
+  if (seq != 0) {
+    if (last_seq_ && seq != *last_seq_ + 1) {
+      ++counters_.gaps;
+      gap = true;
+    }
+    last_seq_ = seq;
+  }
+  ++counters_.accepted;
+  sink_(*ev);
+  return gap;
+}
+
+// ------------------------------------------------------------------ socket --
+
+void ThermalNetlink::SockDeleter::operator()(nl_sock* s) const {
+  nl_socket_free(s);
+}
+void ThermalNetlink::CbDeleter::operator()(nl_cb* c) const {
+  nl_cb_put(c);
+}
+
+ThermalNetlink::ThermalNetlink(int family, ThermalEventSink sink, Logger& log)
+    : family_(family), log_(log), handler_(family, std::move(sink), log) {}
+ThermalNetlink::~ThermalNetlink() = default;
+
+int ThermalNetlink::fd() const {
+  return nl_socket_get_fd(events_.get());
+}
+
+namespace {
+Result<std::unique_ptr<nl_sock, void (*)(nl_sock*)>> connect_genl() {
+  std::unique_ptr<nl_sock, void (*)(nl_sock*)> s(nl_socket_alloc(), &nl_socket_free);
+  if (!s) return SysError{"netlink", "socket", ENOMEM, {}};
+  if (int e = genl_connect(s.get()); e < 0)
+    return SysError{"netlink", "genl_connect", 0, nl_geterror(e)};
+  return s;
+}
+}  // namespace
+
+Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink sink, Logger& log) {
+  auto ev = connect_genl();
+  if (!ev) return ev.error();
+  auto cmd = connect_genl();
+  if (!cmd) return cmd.error();
+  const int family = genl_ctrl_resolve(ev->get(), THERMAL_GENL_FAMILY_NAME);
+  if (family < 0) return SysError{"netlink", "family thermal", 0, nl_geterror(family)};
+  std::unique_ptr<ThermalNetlink> t(new ThermalNetlink(family, std::move(sink), log));
+  t->events_.reset(ev->release());
+  t->commands_.reset(cmd->release());
+  for (const char* group : {THERMAL_GENL_EVENT_GROUP_NAME, THERMAL_GENL_SAMPLING_GROUP_NAME}) {
+    const int g = genl_ctrl_resolve_grp(t->events_.get(), THERMAL_GENL_FAMILY_NAME, group);
+    if (g < 0) return SysError{"netlink", std::string("group ") + group, 0, nl_geterror(g)};
+    if (int e = nl_socket_add_membership(t->events_.get(), g); e < 0) {
+      return SysError{"netlink", std::string("join ") + group, 0, nl_geterror(e)};
+    }
+  }
+  nl_socket_disable_seq_check(t->events_.get());
+  if (int e = nl_socket_set_nonblocking(t->events_.get()); e < 0) {
+    return SysError{"netlink", "nonblocking", 0, nl_geterror(e)};
+  }
+  t->cb_.reset(nl_cb_alloc(NL_CB_DEFAULT));
+  nl_cb_set(
+      t->cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
+      [](nl_msg* m, void* self) -> int {
+        (void)static_cast<ThermalNetlink*>(self)->handler_.handle(m);  // gaps are counted
+        return NL_OK;
+      },
+      t.get());
+
+  nl_cache* cache = nullptr;
+  if (genl_ctrl_alloc_cache(t->commands_.get(), &cache) == 0) {
+    if (genl_family* f = genl_ctrl_search_by_name(cache, THERMAL_GENL_FAMILY_NAME)) {
+      t->version_ = static_cast<std::uint32_t>(genl_family_get_version(f));
+      genl_family_put(f);
+    }
+    nl_cache_free(cache);
+  }
+  t->thresholds_ = t->version_ >= kFirstThresholdVersion;
+  return t;
+}
+
+bool ThermalNetlink::receive() {
+  const std::uint64_t gaps_before = handler_.counters().gaps;
+  for (;;) {
+    const int r = nl_recvmsgs_report(events_.get(), cb_.get());
+    if (r > 0) continue;
+    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
+      ++handler_.mutable_counters().overruns;
+      log_.warning("netlink: receive buffer overrun; resynchronising from sysfs");
+      return true;
+    }
+    if (r < 0 && r != -NLE_AGAIN) log_.debug("netlink: receive: {}", nl_geterror(r));
+    break;
+  }
+  return handler_.counters().gaps != gaps_before;
+}
+
+Status ThermalNetlink::command(std::uint8_t cmd, std::uint32_t tz_id,
+                               std::optional<std::int32_t> temp,
+                               std::optional<std::uint32_t> direction) {
+  std::unique_ptr<nl_msg, void (*)(nl_msg*)> m(nlmsg_alloc(), &nlmsg_free);
+  if (!m) return SysError{"netlink", "alloc", ENOMEM, {}};
+  if (!genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_, 0, NLM_F_REQUEST | NLM_F_ACK, cmd,
+                   THERMAL_GENL_VERSION)) {
+    return SysError{"netlink", "genlmsg_put", ENOMEM, {}};
+  }
+  nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, tz_id);
+  if (temp) nla_put_u32(m.get(), kAttrThresholdTemp, static_cast<std::uint32_t>(*temp));
+  if (direction) nla_put_u32(m.get(), kAttrThresholdDirection, *direction);
+  if (int e = nl_send_auto(commands_.get(), m.get()); e < 0) {
+    return SysError{"netlink", "threshold command", 0, nl_geterror(e)};
+  }
+  if (int e = nl_wait_for_ack(commands_.get()); e < 0) {
+    return SysError{"netlink", "threshold command", 0, nl_geterror(e)};
+  }
+  return Ok{};
+}
+
+Status ThermalNetlink::set_window(std::uint32_t tz_id, const policy::Window& w) {
+  if (!thresholds_) return SysError{"netlink", "thresholds", EOPNOTSUPP, "family version < 2"};
+  Status s = command(kCmdThresholdFlush, tz_id, std::nullopt, std::nullopt);
+  if (s && w.high != policy::MilliC::max())
+    s = command(kCmdThresholdAdd, tz_id, w.high.mc(), kThresholdWayUp);
+  if (s && w.low != policy::MilliC::min())
+    s = command(kCmdThresholdAdd, tz_id, w.low.mc(), kThresholdWayDown);
+  if (!s) {
+    thresholds_ = false;
+    log_.warning("netlink: kernel thresholds unavailable ({}); relying on sampling events",
+                 s.error().to_string());
+  }
+  return s;
+}
+
+}  // namespace coolhand::daemon
