@@ -262,6 +262,7 @@ void Engine::Impl::eval_controllers(Time now) {
         break;
     }
   }
+  if (next.at) want_step(*next.at);
 }
 
 }  // namespace coolhand::policy
