@@ -1,0 +1,215 @@
+// The handheld thermal model: a lumped RC network of nodes (heat capacity,
+// J/K) joined by conductances (W/K) to each other and to a time-varying
+// ambient, heated by throttle devices and read by imperfect sensors.
+//
+// This header is the stable API other components reuse (the daemon's
+// end-to-end test drives a ThermalModel and mirrors its sensors into a fake
+// sysfs tree). It has no dependency on the policy engine.
+//
+// Physics. With T the vector of node temperatures (°C), C the diagonal of
+// capacities, L the conductance Laplacian between nodes and g the vector of
+// conductances to ambient:
+//   C dT/dt = -(L + diag(g)) T + g * T_amb + P
+// where P is the power (W) dissipated into each node. Written as
+// dT/dt = A T + B u with u = [P; T_amb], the model is discretised exactly for
+// inputs held constant over a step (zero-order hold):
+//   T[k+1] = Ad T[k] + Bd u[k],  Ad = expm(A dt),  Bd = ∫0^dt expm(A s) ds B
+// both taken from one matrix exponential of the augmented matrix [[A B][0 0]]
+// (Van Loan). Ad and Bd are computed once per time step length, so a step is
+// two small matrix-vector products and allocates nothing.
+//
+// Devices. Device d at level l with demand u in [0,1] dissipates
+//   P_d = idle_w + u * power_w[l]
+// split over its nodes by `heat` shares (which sum to 1). It delivers
+// u * performance[l] units of work out of u demanded.
+//
+// Sensors. A sensor reads its node through a first-order lag (time constant
+// lag, exact per step), adds its offset and seeded Gaussian noise (our own
+// Box-Muller over std::mt19937_64, so values are identical on every platform),
+// quantises to `quantum_c` and holds the value between samples taken every
+// `period`. Readings are MilliC, like every sensor under /sys.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "coolhand/policy/units.h"
+#include "coolhand/sim/input_error.h"
+
+namespace coolhand::sim {
+
+using policy::MilliC;
+using policy::Millis;
+
+// ------------------------------------------------------------------ spec --
+
+struct NodeSpec {
+  std::string name;
+  double capacity_j_per_k = 0.0;    // > 0
+  double to_ambient_w_per_k = 0.0;  // >= 0, conductance straight to ambient air
+  std::optional<double> initial_c;  // default: the ambient at t = 0
+};
+
+struct LinkSpec {
+  std::string a;
+  std::string b;
+  double w_per_k = 0.0;  // > 0
+};
+
+struct HeatShare {
+  std::string node;
+  double share = 1.0;  // > 0; a device's shares sum to 1
+};
+
+struct DeviceModelSpec {
+  std::string name;
+  double idle_w = 0.0;              // dissipated at any level while the device is on
+  std::vector<double> power_w;      // power at full demand per level (level 0 first), >= 0
+  std::vector<double> performance;  // work rate per level in [0,1], same length as power_w
+  std::vector<HeatShare> heat;      // where the heat goes
+  double weight = 1.0;  // default weight in the performance metric (workloads may override)
+  // The device's kernel cooling device implements the power-actor ops
+  // (get_requested_power/state2power/power2state, i.e. it has an Energy
+  // Model, as cpufreq and devfreq cooling do). Only power actors can be
+  // bound to a power_allocator zone.
+  bool energy_model = false;
+  [[nodiscard]] std::uint32_t max_level() const {
+    return static_cast<std::uint32_t>(power_w.size()) - 1;
+  }
+};
+
+struct SensorModelSpec {
+  std::string name;
+  std::string node;
+  double offset_c = 0.0;
+  double noise_c = 0.0;    // standard deviation of Gaussian noise, °C
+  double quantum_c = 0.0;  // quantisation step, °C (0: m°C resolution)
+  double lag_s = 0.0;      // first-order lag time constant (0: none)
+  Millis period{1000};     // sampling period (> 0)
+};
+
+// Firmware's kernel thermal binding (what a device tree's thermal-zones node
+// or ACPI tables would declare): zones over sensors, trips, cooling maps.
+// Used by the kernel-governor baselines only.
+struct KernelTripSpec {
+  enum class Type : std::uint8_t { active, passive, hot, critical };
+  std::string name;
+  Type type = Type::passive;
+  MilliC temp{0};
+  MilliC hyst{0};
+};
+
+struct KernelCoolingMap {
+  std::string trip;                    // name of a trip of the zone
+  std::string device;                  // a model device (the cooling device)
+  std::optional<std::uint32_t> lower;  // default 0 (THERMAL_NO_LIMIT)
+  std::optional<std::uint32_t> upper;  // default max state (THERMAL_NO_LIMIT)
+  std::uint32_t weight = 0;            // cdevN_weight; 0 = THERMAL_WEIGHT_DEFAULT
+};
+
+struct KernelZoneSpec {
+  std::string name;
+  std::string sensor;          // a model sensor
+  Millis polling_delay{1000};  // 0: no polling (interrupt only, not modelled)
+  Millis passive_delay{250};
+  std::vector<KernelTripSpec> trips;  // in ascending temperature, as the core expects
+  std::vector<KernelCoolingMap> cooling;
+  // power_allocator parameters (thermal_zone_params), in the kernel's own
+  // representation as sysfs shows them: gains are fixed point with 10
+  // fractional bits, in mW per m°C (k_d: per m°C per ms). Unset ones are
+  // estimated the way the 6.1 governor does it.
+  std::optional<std::uint32_t> sustainable_power_mw;
+  std::optional<std::int32_t> k_po;
+  std::optional<std::int32_t> k_pu;
+  std::optional<std::int32_t> k_i;
+  std::optional<std::int32_t> k_d;
+  std::int32_t integral_cutoff_mc = 0;
+};
+
+struct ModelSpec {
+  std::string name;
+  Millis time_step{100};                // integration and control step
+  double ambient_c = 25.0;              // default ambient (a workload may override it over time)
+  std::vector<std::string> skin_nodes;  // comfort is judged on these nodes
+  double skin_limit_c = 45.0;
+  std::vector<NodeSpec> nodes;
+  std::vector<LinkSpec> links;
+  std::vector<DeviceModelSpec> devices;
+  std::vector<SensorModelSpec> sensors;
+  std::vector<KernelZoneSpec> kernel_zones;
+  std::string source;  // file the spec was read from ("" if built in code)
+};
+
+// Parse model YAML. `file` names the text in errors. Validates names,
+// references and ranges; the first error found is returned.
+[[nodiscard]] std::variant<ModelSpec, InputError> parse_model(std::string_view text,
+                                                              std::string_view file);
+[[nodiscard]] std::variant<ModelSpec, InputError> load_model_file(const std::string& path);
+
+// ----------------------------------------------------------------- model --
+
+// A running instance of a ModelSpec. Single-threaded. Indices are spec order.
+class ThermalModel {
+ public:
+  // `spec` must have come from parse_model (or be equally valid).
+  explicit ThermalModel(ModelSpec spec, std::uint64_t seed = 1);
+  ~ThermalModel();
+  ThermalModel(ThermalModel&&) noexcept;
+  ThermalModel& operator=(ThermalModel&&) noexcept;
+
+  // Convenience: load a YAML file and build the model.
+  [[nodiscard]] static std::variant<ThermalModel, InputError> load(const std::string& path,
+                                                                   std::uint64_t seed = 1);
+
+  [[nodiscard]] const ModelSpec& spec() const;
+  [[nodiscard]] Millis time_step() const;
+  [[nodiscard]] policy::Time now() const;
+  [[nodiscard]] std::optional<std::size_t> node_index(std::string_view name) const;
+  [[nodiscard]] std::optional<std::size_t> device_index(std::string_view name) const;
+  [[nodiscard]] std::optional<std::size_t> sensor_index(std::string_view name) const;
+
+  // Inputs, held until changed. Levels are clamped to the device's range,
+  // demand to [0,1].
+  void set_ambient(double c);
+  void set_level(std::size_t device, std::uint32_t level);
+  void set_demand(std::size_t device, double demand);
+
+  // Advance by the spec's time step (the fast path), or by any `dt` > 0.
+  // Sensors due at the new time are sampled. The span overloads set every
+  // device's level and demand first (sizes must equal the device count).
+  void step();
+  void step(Millis dt);
+  void step(Millis dt, std::span<const std::uint32_t> levels, std::span<const double> demand);
+
+  [[nodiscard]] double node_c(std::size_t node) const;
+  [[nodiscard]] double ambient_c() const;
+  [[nodiscard]] double max_skin_c() const;
+  [[nodiscard]] std::uint32_t level(std::size_t device) const;
+  [[nodiscard]] double demand(std::size_t device) const;
+  [[nodiscard]] double device_power_w(std::size_t device) const;
+
+  // The last sampled reading, and whether the latest step took a new sample.
+  [[nodiscard]] MilliC sensor(std::size_t sensor) const;
+  [[nodiscard]] bool sensor_sampled(std::size_t sensor) const;
+
+  // Energy accounting (for tests and sanity): heat stored relative to 0 °C,
+  // J; and the totals since construction of electrical energy dissipated and
+  // heat lost to ambient, J. Accumulated exactly over each held step when
+  // enabled (costs one extra matrix-vector product per step).
+  void enable_energy_accounting(bool on);
+  [[nodiscard]] double stored_energy_j() const;
+  [[nodiscard]] double energy_in_j() const;
+  [[nodiscard]] double energy_to_ambient_j() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace coolhand::sim

@@ -1,0 +1,72 @@
+// Workload traces: what the user asks of each device over time, and the
+// ambient temperature. CSV with a header row:
+//   time_s,<device>,<device>,...[,ambient_c]
+// Demands are in [0,1] and held until the next row (zero-order hold); the
+// run ends at the last row's time. Lines starting with '#' are comments; one
+// of them may set the performance weights: "# weights: gpu=0.6 cpu=0.3".
+// Sensor-trace CSVs for replay share the reader: time_s then one column per
+// sensor in °C.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "coolhand/policy/units.h"
+#include "coolhand/sim/input_error.h"
+#include "coolhand/sim/model.h"
+
+namespace coolhand::sim {
+
+// A numeric CSV table: a header and rows of doubles, each with its line.
+struct CsvTable {
+  std::string file;
+  int header_line = 0;
+  std::vector<std::string> columns;                     // columns[0] == "time_s"
+  std::vector<double> times_s;                          // strictly increasing, >= 0
+  std::vector<std::vector<double>> rows;                // values for columns[1..]
+  std::vector<int> lines;                               // 1-based line of each row
+  std::vector<std::pair<std::string, double>> weights;  // from "# weights:"
+  int weights_line = 0;
+};
+
+[[nodiscard]] std::variant<CsvTable, InputError> parse_csv(std::string_view text,
+                                                           std::string_view file);
+[[nodiscard]] std::variant<CsvTable, InputError> load_csv_file(const std::string& path);
+
+// A workload bound to a model: per-step inputs without lookups by name.
+class Workload {
+ public:
+  // Checks every column names a model device or "ambient_c", demands are in
+  // [0,1] and weights name devices. Errors name the file and line.
+  [[nodiscard]] static std::variant<Workload, InputError> bind(CsvTable table,
+                                                               const ModelSpec& model);
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] policy::Time duration() const { return duration_; }
+  // Performance weight of each model device for this workload.
+  [[nodiscard]] const std::vector<double>& weights() const { return weights_; }
+
+  // Inputs in force at `now` (callers advance time monotonically).
+  void seek(policy::Time now);
+  [[nodiscard]] const std::vector<double>& demand() const { return demand_; }
+  [[nodiscard]] std::optional<double> ambient_c() const { return ambient_; }
+
+ private:
+  std::string name_;
+  CsvTable table_;
+  std::vector<int> column_device_;  // per value column: device index, -1 ambient
+  std::vector<double> weights_;
+  std::vector<double> demand_;
+  std::optional<double> ambient_;
+  std::size_t cursor_ = 0;
+  bool started_ = false;
+  policy::Time duration_{0};
+  void apply(std::size_t row);
+};
+
+}  // namespace coolhand::sim

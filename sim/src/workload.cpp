@@ -1,0 +1,194 @@
+// CSV reading for workloads and sensor traces, and binding a workload to a
+// model. Errors carry the file and 1-based line.
+#include "coolhand/sim/workload.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace coolhand::sim {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view line, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto pos = line.find(sep, start);
+    out.push_back(trim(line.substr(start, pos == std::string_view::npos ? pos : pos - start)));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::optional<double> to_double(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  if (s.front() == '+') s.remove_prefix(1);
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+InputError err(std::string_view file, int line, std::string msg) {
+  return InputError{std::string(file), line, 0, std::move(msg)};
+}
+
+}  // namespace
+
+std::variant<CsvTable, InputError> parse_csv(std::string_view text, std::string_view file) {
+  CsvTable t;
+  t.file = std::string(file);
+  int line_no = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const auto end = text.find('\n', pos);
+    const auto raw =
+        text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    pos = end == std::string_view::npos ? text.size() + 1 : end + 1;
+    ++line_no;
+    const auto line = trim(raw);
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      auto body = trim(line.substr(1));
+      constexpr std::string_view kWeights = "weights:";
+      if (body.substr(0, kWeights.size()) == kWeights) {
+        t.weights_line = line_no;
+        for (auto item : split(trim(body.substr(kWeights.size())), ' ')) {
+          if (item.empty()) continue;
+          const auto eq = item.find('=');
+          const auto w =
+              eq == std::string_view::npos ? std::nullopt : to_double(item.substr(eq + 1));
+          if (!w || *w < 0)
+            return err(file, line_no,
+                       "weights: expected name=weight (>= 0), got '" + std::string(item) + "'");
+          t.weights.emplace_back(std::string(item.substr(0, eq)), *w);
+        }
+      }
+      continue;
+    }
+    const auto cells = split(line, ',');
+    if (t.columns.empty()) {
+      if (cells[0] != "time_s") return err(file, line_no, "header must start with 'time_s'");
+      for (auto c : cells) {
+        if (c.empty()) return err(file, line_no, "empty column name in header");
+        for (const auto& prev : t.columns)
+          if (prev == c) return err(file, line_no, "duplicate column '" + std::string(c) + "'");
+        t.columns.emplace_back(c);
+      }
+      if (t.columns.size() < 2)
+        return err(file, line_no, "header needs at least one column after time_s");
+      t.header_line = line_no;
+      continue;
+    }
+    if (cells.size() != t.columns.size())
+      return err(file, line_no,
+                 "expected " + std::to_string(t.columns.size()) + " fields, got " +
+                     std::to_string(cells.size()));
+    std::vector<double> values;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const auto v = to_double(cells[i]);
+      if (!v)
+        return err(file, line_no,
+                   "column '" + t.columns[i] + "': not a number: '" + std::string(cells[i]) + "'");
+      values.push_back(*v);
+    }
+    if (values[0] < 0) return err(file, line_no, "time_s must be >= 0");
+    if (!t.times_s.empty() && values[0] <= t.times_s.back())
+      return err(file, line_no, "time_s must increase strictly");
+    t.times_s.push_back(values[0]);
+    values.erase(values.begin());
+    t.rows.push_back(std::move(values));
+    t.lines.push_back(line_no);
+  }
+  if (t.columns.empty()) return err(file, line_no, "no header row");
+  if (t.rows.empty()) return err(file, line_no, "no data rows");
+  return t;
+}
+
+std::variant<CsvTable, InputError> load_csv_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InputError{path, 0, 0, "cannot open file"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_csv(ss.str(), path);
+}
+
+std::variant<Workload, InputError> Workload::bind(CsvTable table, const ModelSpec& model) {
+  Workload w;
+  w.name_ = std::filesystem::path(table.file).stem().string();
+  for (std::size_t c = 1; c < table.columns.size(); ++c) {
+    const auto& col = table.columns[c];
+    if (col == "ambient_c") {
+      w.column_device_.push_back(-1);
+      continue;
+    }
+    int found = -1;
+    for (std::size_t d = 0; d < model.devices.size(); ++d)
+      if (model.devices[d].name == col) found = static_cast<int>(d);
+    if (found < 0)
+      return err(
+          table.file, table.header_line,
+          "column '" + col + "' is neither a device of model '" + model.name + "' nor ambient_c");
+    w.column_device_.push_back(found);
+  }
+  for (std::size_t r = 0; r < table.rows.size(); ++r)
+    for (std::size_t c = 0; c < w.column_device_.size(); ++c) {
+      const double v = table.rows[r][c];
+      if (w.column_device_[c] >= 0 && (v < 0 || v > 1))
+        return err(table.file, table.lines[r],
+                   "column '" + table.columns[c + 1] + "': demand must be in [0,1]");
+    }
+  for (const auto& d : model.devices) w.weights_.push_back(d.weight);
+  for (const auto& [name, weight] : table.weights) {
+    bool known = false;
+    for (std::size_t d = 0; d < model.devices.size(); ++d)
+      if (model.devices[d].name == name) {
+        w.weights_[d] = weight;
+        known = true;
+      }
+    if (!known)
+      return err(table.file, table.weights_line, "weights: no device named '" + name + "'");
+  }
+  w.demand_.assign(model.devices.size(), 0.0);
+  w.duration_ =
+      policy::Time(static_cast<std::int64_t>(std::llround(table.times_s.back() * 1000.0)));
+  w.table_ = std::move(table);
+  return w;
+}
+
+void Workload::apply(std::size_t row) {
+  const auto& values = table_.rows[row];
+  for (std::size_t c = 0; c < column_device_.size(); ++c) {
+    if (column_device_[c] < 0)
+      ambient_ = values[c];
+    else
+      demand_[static_cast<std::size_t>(column_device_[c])] = values[c];
+  }
+}
+
+void Workload::seek(policy::Time now) {
+  const double t = now.count() / 1000.0;
+  if (!started_) {
+    if (t + 1e-9 < table_.times_s[0]) return;
+    started_ = true;
+    cursor_ = 0;
+    apply(0);
+  }
+  while (cursor_ + 1 < table_.times_s.size() && table_.times_s[cursor_ + 1] <= t + 1e-9) {
+    ++cursor_;
+    apply(cursor_);
+  }
+}
+
+}  // namespace coolhand::sim

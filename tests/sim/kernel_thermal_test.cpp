@@ -1,0 +1,299 @@
+// The 6.1 governors' rules on crafted temperature traces: step_wise trends,
+// bang_bang hysteresis, fair_share's level formula, power_allocator's PID
+// with estimated defaults and its divvy-up, and the core's polling delays.
+#include "coolhand/sim/kernel_thermal.h"
+
+#include <gtest/gtest.h>
+
+namespace coolhand::sim {
+namespace {
+
+using policy::MilliC;
+
+KernelTripSpec trip(std::string name, KernelTripSpec::Type type, double c, double hyst = 0) {
+  KernelTripSpec t;
+  t.name = std::move(name);
+  t.type = type;
+  t.temp = MilliC::from_celsius(c);
+  t.hyst = MilliC::from_celsius(hyst);
+  return t;
+}
+
+KernelCoolingMap map(std::string trip_name, std::string device, std::uint32_t weight = 0) {
+  KernelCoolingMap m;
+  m.trip = std::move(trip_name);
+  m.device = std::move(device);
+  m.weight = weight;
+  return m;
+}
+
+CoolingDevice cdev(std::string name, std::uint32_t max_state,
+                   std::vector<std::uint32_t> power = {}) {
+  return CoolingDevice{std::move(name), max_state, std::move(power)};
+}
+
+constexpr auto kPassive = KernelTripSpec::Type::passive;
+constexpr auto kCritical = KernelTripSpec::Type::critical;
+
+KernelZoneSpec one_trip_zone() {
+  KernelZoneSpec z;
+  z.name = "skin";
+  z.polling_delay = policy::Millis(1000);
+  z.passive_delay = policy::Millis(250);
+  z.trips = {trip("hot", kPassive, 40.0, 2.0)};
+  z.cooling = {map("hot", "cpu")};
+  return z;
+}
+
+// ---------------------------------------------------------------- step_wise
+
+TEST(StepWiseTest, RisesOneStepPerUpdateWhileAboveTripAndRising) {
+  KernelThermal k({cdev("cpu", 3)});
+  const auto z = k.add_zone(one_trip_zone(), Governor::step_wise);
+  k.update_zone(z, MilliC(39000));  // first pass, below: no target
+  EXPECT_EQ(k.instance_target(z, 0), std::nullopt);
+  EXPECT_EQ(k.cur_state(0), 0u);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
+  k.update_zone(z, MilliC(40000));  // throttle and rising
+  EXPECT_EQ(k.cur_state(0), 1u);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(250));  // passive polling now
+  k.update_zone(z, MilliC(40500));
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(41000));
+  k.update_zone(z, MilliC(42000));
+  EXPECT_EQ(k.cur_state(0), 3u);  // clamped to upper
+}
+
+TEST(StepWiseTest, HoldsWhenStableOrDroppingAboveTrip) {
+  KernelThermal k({cdev("cpu", 5)});
+  const auto z = k.add_zone(one_trip_zone(), Governor::step_wise);
+  k.update_zone(z, MilliC(41000));  // first pass above: cur + 1
+  k.update_zone(z, MilliC(42000));
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(42000));  // stable: keep
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(41000));  // dropping but still throttling: keep
+  EXPECT_EQ(k.cur_state(0), 2u);
+}
+
+TEST(StepWiseTest, StepsDownOnlyWhileBelowTripAndDropping) {
+  KernelThermal k({cdev("cpu", 5)});
+  const auto z = k.add_zone(one_trip_zone(), Governor::step_wise);
+  k.update_zone(z, MilliC(41000));
+  k.update_zone(z, MilliC(42000));
+  k.update_zone(z, MilliC(43000));
+  EXPECT_EQ(k.cur_state(0), 3u);
+  k.update_zone(z, MilliC(39000));  // below trip (6.1 ignores hysteresis here) and dropping
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(39500));  // below but rising: keep
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(39500));  // stable: keep
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(39000));
+  k.update_zone(z, MilliC(38000));
+  EXPECT_EQ(k.cur_state(0), 0u);
+  EXPECT_EQ(k.instance_target(z, 0), std::optional<std::uint32_t>(0));  // still engaged
+  EXPECT_EQ(k.next_delay(z), policy::Millis(250));
+  k.update_zone(z, MilliC(37000));  // at lower and dropping: deactivated
+  EXPECT_EQ(k.instance_target(z, 0), std::nullopt);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
+}
+
+TEST(StepWiseTest, DeepestTargetWinsAcrossZones) {
+  KernelThermal k({cdev("cpu", 5)});
+  const auto a = k.add_zone(one_trip_zone(), Governor::step_wise);
+  auto other = one_trip_zone();
+  other.name = "soc";
+  other.trips = {trip("hot", kPassive, 80.0)};
+  const auto b = k.add_zone(other, Governor::step_wise);
+  k.update_zone(a, MilliC(41000));
+  k.update_zone(b, MilliC(50000));
+  EXPECT_EQ(k.cur_state(0), 1u);
+  k.update_zone(a, MilliC(42000));
+  EXPECT_EQ(k.cur_state(0), 2u);
+}
+
+TEST(StepWiseTest, RespectsLowerAndUpperLimits) {
+  auto spec = one_trip_zone();
+  spec.cooling[0].lower = 1;
+  spec.cooling[0].upper = 2;
+  KernelThermal k({cdev("cpu", 5)});
+  const auto z = k.add_zone(spec, Governor::step_wise);
+  k.update_zone(z, MilliC(41000));
+  EXPECT_EQ(k.cur_state(0), 1u);
+  for (int t = 42000; t < 50000; t += 1000) k.update_zone(z, MilliC(t));
+  EXPECT_EQ(k.cur_state(0), 2u);
+}
+
+// ---------------------------------------------------------------- bang_bang
+
+TEST(BangBangTest, HysteresisBetweenTripAndTripMinusHyst) {
+  KernelThermal k({cdev("fan", 1)});
+  auto spec = one_trip_zone();
+  spec.cooling = {map("hot", "fan")};
+  const auto z = k.add_zone(spec, Governor::bang_bang);
+  k.update_zone(z, MilliC(39999));
+  EXPECT_EQ(k.cur_state(0), 0u);
+  k.update_zone(z, MilliC(40000));  // T >= trip: on
+  EXPECT_EQ(k.cur_state(0), 1u);
+  k.update_zone(z, MilliC(38001));  // above trip - hyst: stays on
+  EXPECT_EQ(k.cur_state(0), 1u);
+  k.update_zone(z, MilliC(38000));  // T <= trip - hyst: off
+  EXPECT_EQ(k.cur_state(0), 0u);
+  k.update_zone(z, MilliC(39000));  // inside the band: stays off
+  EXPECT_EQ(k.cur_state(0), 0u);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(1000));  // bang_bang never sets passive
+}
+
+TEST(BangBangTest, MultiStateDeviceOnlyGetsStateOne) {
+  KernelThermal k({cdev("cpu", 7)});
+  const auto z = k.add_zone(one_trip_zone(), Governor::bang_bang);
+  for (int t = 40000; t < 60000; t += 2000) k.update_zone(z, MilliC(t));
+  EXPECT_EQ(k.cur_state(0), 1u);
+}
+
+// --------------------------------------------------------------- fair_share
+
+TEST(FairShareTest, LevelFormulaWithWeights) {
+  KernelZoneSpec spec;
+  spec.name = "skin";
+  spec.trips = {trip("t0", kPassive, 40), trip("t1", kPassive, 42), trip("t2", kPassive, 44),
+                trip("crit", kCritical, 60)};
+  spec.cooling = {map("t2", "cpu", 3), map("t2", "gpu", 1)};
+  KernelThermal k({cdev("cpu", 10), cdev("gpu", 8)});
+  const auto z = k.add_zone(spec, Governor::fair_share);
+  k.update_zone(z, MilliC(39000));  // level 0
+  EXPECT_EQ(k.cur_state(0), 0u);
+  EXPECT_EQ(k.cur_state(1), 0u);
+  k.update_zone(z, MilliC(40000));  // level 1 of 4 trips
+  // cpu: 75% * 1 * 10 / (100 * 4) = 1 (750/400); gpu: 25 * 1 * 8 / 400 = 0
+  EXPECT_EQ(k.cur_state(0), 1u);
+  EXPECT_EQ(k.cur_state(1), 0u);
+  k.update_zone(z, MilliC(44500));  // level 3
+  // cpu: 75*3*10/400 = 5; gpu: 25*3*8/400 = 1
+  EXPECT_EQ(k.cur_state(0), 5u);
+  EXPECT_EQ(k.cur_state(1), 1u);
+  k.update_zone(z, MilliC(41000));  // level 1 again: no hysteresis, no trend
+  EXPECT_EQ(k.cur_state(0), 1u);
+}
+
+TEST(FairShareTest, EqualSharesWhenWeightsAreDefault) {
+  KernelZoneSpec spec;
+  spec.name = "skin";
+  spec.trips = {trip("t0", kPassive, 40), trip("t1", kPassive, 45)};
+  spec.cooling = {map("t1", "cpu"), map("t1", "gpu")};
+  KernelThermal k({cdev("cpu", 10), cdev("gpu", 10)});
+  const auto z = k.add_zone(spec, Governor::fair_share);
+  k.update_zone(z, MilliC(46000));  // level 2 of 2: 50 * 2 * 10 / 200 = 5
+  EXPECT_EQ(k.cur_state(0), 5u);
+  EXPECT_EQ(k.cur_state(1), 5u);
+}
+
+// ---------------------------------------------------------- power_allocator
+
+KernelZoneSpec ipa_zone() {
+  KernelZoneSpec z;
+  z.name = "skin";
+  z.passive_delay = policy::Millis(100);
+  z.polling_delay = policy::Millis(1000);
+  z.trips = {trip("switch_on", kPassive, 40), trip("control", kPassive, 45),
+             trip("crit", kCritical, 70)};
+  z.cooling = {map("control", "cpu"), map("control", "gpu"), map("control", "panel")};
+  return z;
+}
+
+TEST(PowerAllocatorTest, EstimatesDefaultsFromDeepestStates) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}), cdev("gpu", 1, {4000, 500})});
+  const auto z = k.add_zone(ipa_zone(), Governor::power_allocator);
+  k.set_requested_power_mw(0, 3000);
+  k.set_requested_power_mw(1, 4000);
+  k.update_zone(z, MilliC(45000));  // at the control temperature: err = 0
+  const auto& s = k.ipa(z);
+  EXPECT_EQ(s.sustainable_power_mw, 1500u);    // 1000 + 500
+  EXPECT_EQ(s.k_po, (1500 << 10) / 5000);      // 307
+  EXPECT_EQ(s.k_pu, (2 * 1500 << 10) / 5000);  // 614
+  EXPECT_EQ(s.k_i, 61);                        // k_pu / 10
+  EXPECT_EQ(s.power_range_mw, 1500u);          // sustainable + 0
+  // Divvy in proportion to requests: 1500 * 3/7 = 643, 1500 * 4/7 = 857.
+  ASSERT_EQ(s.granted_mw.size(), 2u);  // the panel is no power actor: not bound
+  EXPECT_EQ(s.granted_mw[0], 643u);
+  EXPECT_EQ(s.granted_mw[1], 857u);
+  EXPECT_EQ(k.cur_state(0), 2u);  // 643 < 1000: deepest
+  EXPECT_EQ(k.cur_state(1), 1u);  // 857 >= 500
+  EXPECT_EQ(k.next_delay(z), policy::Millis(100));
+}
+
+TEST(PowerAllocatorTest, ProportionalAndIntegralTerms) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}), cdev("gpu", 1, {4000, 500})});
+  auto spec = ipa_zone();
+  spec.sustainable_power_mw = 2000;
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  k.set_requested_power_mw(0, 3000);
+  k.set_requested_power_mw(1, 3000);
+  // Undershoot by 2 °C: no integration (err >= integral_cutoff = 0).
+  k.update_zone(z, MilliC(43000));
+  const std::int64_t k_pu = (2 * 2000 << 10) / 5000;  // 819
+  const std::int64_t err = 2000 << 10;
+  EXPECT_EQ(k.ipa(z).power_range_mw,
+            2000u + static_cast<std::uint32_t>(((k_pu * err) >> 10) >> 10));
+  // Overshoot by 1 °C: P with k_po, and the integral starts.
+  k.update_zone(z, MilliC(46000));
+  const std::int64_t k_po = (2000 << 10) / 5000;  // 409
+  const std::int64_t k_i = k_pu / 10;             // 81
+  const std::int64_t e2 = -(1000 << 10);
+  const std::int64_t p2 = (k_po * e2) >> 10;
+  const std::int64_t i2 = (k_i * e2) >> 10;
+  EXPECT_EQ(static_cast<std::int64_t>(k.ipa(z).power_range_mw), 2000 + ((p2 + i2) >> 10));
+  // Again: the integral doubles.
+  k.update_zone(z, MilliC(46000));
+  const std::int64_t i3 = (k_i * (2 * e2)) >> 10;
+  EXPECT_EQ(static_cast<std::int64_t>(k.ipa(z).power_range_mw), 2000 + ((p2 + i3) >> 10));
+}
+
+TEST(PowerAllocatorTest, SurplusIsReDividedByHeadroom) {
+  // gpu asks for far more than it may get: its excess goes to the cpu.
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}), cdev("gpu", 1, {1000, 500})});
+  auto spec = ipa_zone();
+  spec.sustainable_power_mw = 3000;
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  k.set_requested_power_mw(0, 1000);
+  k.set_requested_power_mw(1, 3000);
+  k.update_zone(z, MilliC(45000));  // budget 3000: cpu 750, gpu 2250 -> capped 1000
+  // surplus 1250; headroom cpu 2250, gpu 0 -> cpu + 1250 = 2000.
+  EXPECT_EQ(k.ipa(z).granted_mw[0], 2000u);
+  EXPECT_EQ(k.ipa(z).granted_mw[1], 1000u);
+  EXPECT_EQ(k.cur_state(0), 1u);
+  EXPECT_EQ(k.cur_state(1), 0u);
+}
+
+TEST(PowerAllocatorTest, ReleasesBelowSwitchOn) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000})});
+  auto spec = ipa_zone();
+  spec.cooling = {map("control", "cpu")};
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  k.set_requested_power_mw(0, 3000);
+  k.update_zone(z, MilliC(50000));
+  EXPECT_EQ(k.cur_state(0), 2u);
+  EXPECT_TRUE(k.ipa(z).active);
+  k.update_zone(z, MilliC(39000));
+  EXPECT_EQ(k.cur_state(0), 0u);
+  EXPECT_FALSE(k.ipa(z).active);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
+}
+
+TEST(GovernorNamesTest, RoundTrip) {
+  for (auto g : {Governor::none, Governor::step_wise, Governor::bang_bang, Governor::fair_share,
+                 Governor::power_allocator})
+    EXPECT_EQ(governor_from_string(to_string(g)), g);
+  EXPECT_EQ(governor_from_string("userspace"), std::nullopt);
+}
+
+TEST(NoneGovernorTest, NeverThrottles) {
+  KernelThermal k({cdev("cpu", 3)});
+  const auto z = k.add_zone(one_trip_zone(), Governor::none);
+  for (int t = 30000; t < 90000; t += 5000) k.update_zone(z, MilliC(t));
+  EXPECT_EQ(k.cur_state(0), 0u);
+}
+
+}  // namespace
+}  // namespace coolhand::sim

@@ -1,0 +1,102 @@
+// Workload and sensor-trace CSV reading: values, zero-order hold, weights,
+// and errors naming file and line.
+#include "coolhand/sim/workload.h"
+
+#include <gtest/gtest.h>
+
+namespace coolhand::sim {
+namespace {
+
+ModelSpec small_model() {
+  auto r = parse_model(
+      "name: m\nskin: {nodes: [a], limit_c: 45}\nnodes: [{name: a, capacity_j_per_k: 1}]\n"
+      "devices:\n"
+      "  - {name: cpu, power_w: [1, 0], performance: [1, 0], heat: [{node: a}]}\n"
+      "  - {name: gpu, power_w: [1, 0], performance: [1, 0], heat: [{node: a}], weight: 2}\n",
+      "m.yaml");
+  return std::get<ModelSpec>(r);
+}
+
+InputError csv_err(const std::string& text) {
+  auto r = parse_csv(text, "w.csv");
+  EXPECT_TRUE(std::holds_alternative<InputError>(r));
+  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  return {};
+}
+
+TEST(WorkloadTest, HoldsValuesBetweenRows) {
+  auto t = parse_csv("# a comment\ntime_s,cpu,ambient_c\n0,0.5,25\n10,1.0,30\n20,0,30\n", "w.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
+  auto b = Workload::bind(std::get<CsvTable>(t), small_model());
+  ASSERT_TRUE(std::holds_alternative<Workload>(b));
+  auto w = std::get<Workload>(b);
+  EXPECT_EQ(w.name(), "w");
+  EXPECT_EQ(w.duration(), policy::Time(20000));
+  w.seek(policy::Time(0));
+  EXPECT_DOUBLE_EQ(w.demand()[0], 0.5);
+  EXPECT_DOUBLE_EQ(w.demand()[1], 0.0);
+  EXPECT_DOUBLE_EQ(*w.ambient_c(), 25.0);
+  w.seek(policy::Time(9900));
+  EXPECT_DOUBLE_EQ(w.demand()[0], 0.5);
+  w.seek(policy::Time(10000));
+  EXPECT_DOUBLE_EQ(w.demand()[0], 1.0);
+  EXPECT_DOUBLE_EQ(*w.ambient_c(), 30.0);
+}
+
+TEST(WorkloadTest, WeightsComeFromModelAndComment) {
+  auto t = std::get<CsvTable>(parse_csv("# weights: cpu=3\ntime_s,cpu\n0,1\n5,1\n", "w.csv"));
+  auto w = std::get<Workload>(Workload::bind(t, small_model()));
+  EXPECT_DOUBLE_EQ(w.weights()[0], 3.0);
+  EXPECT_DOUBLE_EQ(w.weights()[1], 2.0);
+}
+
+TEST(WorkloadErrorTest, NotANumberNamesLine) {
+  const auto e = csv_err("time_s,cpu\n0,0.5\n1,abc\n");
+  EXPECT_EQ(e.file, "w.csv");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_NE(e.message.find("abc"), std::string::npos);
+}
+
+TEST(WorkloadErrorTest, WrongFieldCountNamesLine) {
+  EXPECT_EQ(csv_err("time_s,cpu\n0,0.5\n1,0.5,7\n").line, 3);
+}
+
+TEST(WorkloadErrorTest, TimeMustIncrease) {
+  EXPECT_EQ(csv_err("time_s,cpu\n0,0.5\n5,0.5\n5,0.1\n").line, 4);
+}
+
+TEST(WorkloadErrorTest, HeaderMustStartWithTime) {
+  EXPECT_EQ(csv_err("\ncpu,time_s\n0,0.5\n").line, 2);
+}
+
+TEST(WorkloadErrorTest, NoRowsIsAnError) {
+  EXPECT_NE(csv_err("time_s,cpu\n").message.find("no data"), std::string::npos);
+}
+
+TEST(WorkloadErrorTest, BadWeightNamesLine) {
+  EXPECT_EQ(csv_err("time_s,cpu\n# weights: cpu=x\n0,1\n").line, 2);
+}
+
+TEST(WorkloadErrorTest, UnknownDeviceColumnNamesHeaderLine) {
+  auto t = std::get<CsvTable>(parse_csv("# c\ntime_s,cpu,npu\n0,1,1\n", "w.csv"));
+  auto b = Workload::bind(t, small_model());
+  ASSERT_TRUE(std::holds_alternative<InputError>(b));
+  EXPECT_EQ(std::get<InputError>(b).line, 2);
+  EXPECT_NE(std::get<InputError>(b).message.find("npu"), std::string::npos);
+}
+
+TEST(WorkloadErrorTest, DemandOutOfRangeNamesLine) {
+  auto t = std::get<CsvTable>(parse_csv("time_s,cpu\n0,1\n1,1.5\n", "w.csv"));
+  auto b = Workload::bind(t, small_model());
+  ASSERT_TRUE(std::holds_alternative<InputError>(b));
+  EXPECT_EQ(std::get<InputError>(b).line, 3);
+}
+
+TEST(WorkloadErrorTest, MissingFileIsAnError) {
+  auto r = load_csv_file("/nonexistent/w.csv");
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).line, 0);
+}
+
+}  // namespace
+}  // namespace coolhand::sim
