@@ -1,0 +1,263 @@
+// Sensors: physical readings, offsets and staleness; every virtual kind with
+// hand-computed values; unknown propagation; the safe-level fallback of
+// controllers and its recovery; sensor_known/unknown events.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "rig.h"
+
+namespace coolhand::policy::testing {
+namespace {
+
+using SK = SensorSpec::Kind;
+using CK = ControllerSpec::Kind;
+
+std::optional<std::int32_t> value(Rig& rig, std::string_view name) {
+  const auto v = rig.engine->sensor_value(rig.sensor(name));
+  return v ? std::optional<std::int32_t>(v->mc()) : std::nullopt;
+}
+
+TEST(Physical, OffsetAndStaleness) {
+  PolicySpec spec;
+  SensorSpec s = physical("t");
+  s.offset = mc(-1500);
+  s.stale_after = Millis(5000);
+  spec.sensors = {s};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  EXPECT_EQ(value(rig, "t"), std::nullopt);
+  rig.feed("t", 40000, ms(1000));
+  EXPECT_EQ(value(rig, "t"), 38500);
+  const Decision& d = rig.step(ms(6000));  // exactly stale_after old: still known
+  EXPECT_EQ(value(rig, "t"), 38500);
+  ASSERT_TRUE(d.next_step.has_value());
+  EXPECT_EQ(d.next_step->count(), 6001);  // when it turns stale
+  rig.step(ms(6001));
+  EXPECT_EQ(value(rig, "t"), std::nullopt);
+}
+
+TEST(Physical, ReadingsForVirtualOrUnknownIdsAreIgnored) {
+  PolicySpec spec;
+  spec.sensors = {physical("a"), virtual_sensor("m", SK::max, {"a"})};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  rig.engine->set_sensor(rig.sensor("m"), mc(99000), ms(0));
+  rig.engine->set_sensor(SensorId{77}, mc(99000), ms(0));
+  rig.engine->set_sensor_unknown(SensorId{77}, ms(0));
+  rig.step(ms(0));
+  EXPECT_EQ(value(rig, "m"), std::nullopt);
+  EXPECT_FALSE(rig.engine->sensor_value(SensorId{77}).has_value());
+}
+
+PolicySpec three_inputs(SensorSpec v) {
+  PolicySpec spec;
+  spec.sensors = {physical("a"), physical("b"), physical("c"), std::move(v)};
+  return spec;
+}
+
+void feed3(Rig& rig, std::int32_t a, std::int32_t b, std::int32_t c, Time t) {
+  rig.set("a", a, t);
+  rig.set("b", b, t);
+  rig.set("c", c, t);
+  rig.step(t);
+}
+
+TEST(Virtual, WeightedSumMaxMinWithOffset) {
+  struct Case {
+    SK kind;
+    std::vector<double> weights;
+    std::int32_t expected;
+  };
+  // a = 40 °C, b = 30 °C, c = 50 °C; offset +1 °C.
+  const std::vector<Case> cases = {
+      {SK::weighted_sum, {0.5, 0.25, 0.25}, 41000},  // 20 + 7.5 + 12.5 + 1
+      {SK::weighted_sum, {1.0, -1.0, 0.0}, 11000},   // 40 - 30 + 1
+      {SK::max, {}, 51000},
+      {SK::min, {}, 31000},
+  };
+  for (const Case& c : cases) {
+    SensorSpec v = virtual_sensor("v", c.kind, {"a", "b", "c"}, c.weights);
+    v.offset = mc(1000);
+    Rig rig(three_inputs(v));
+    ASSERT_TRUE(rig.ok());
+    feed3(rig, 40000, 30000, 50000, ms(0));
+    EXPECT_EQ(value(rig, "v"), c.expected) << to_string(c.kind);
+  }
+}
+
+TEST(Virtual, AnyUnknownInputMakesItUnknown) {
+  for (SK kind : {SK::weighted_sum, SK::max, SK::min}) {
+    SensorSpec v = virtual_sensor(
+        "v", kind, {"a", "b", "c"},
+        kind == SK::weighted_sum ? std::vector<double>{1, 1, 1} : std::vector<double>{});
+    Rig rig(three_inputs(v));
+    ASSERT_TRUE(rig.ok());
+    rig.set("a", 40000, ms(0));
+    rig.set("c", 40000, ms(0));
+    rig.step(ms(0));
+    EXPECT_EQ(value(rig, "v"), std::nullopt) << to_string(kind);
+    rig.set("b", 40000, ms(1));
+    rig.step(ms(1));
+    EXPECT_TRUE(value(rig, "v").has_value()) << to_string(kind);
+  }
+}
+
+TEST(Virtual, Ema) {
+  PolicySpec spec;
+  SensorSpec e = virtual_sensor("e", SK::ema, {"a"});
+  e.time_constant = Millis(10000);
+  spec.sensors = {physical("a"), e};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  rig.feed("a", 30000, ms(0));
+  EXPECT_EQ(value(rig, "e"), 30000);  // starts at the first value
+  rig.feed("a", 40000, ms(10000));    // one time constant: 30 + 10 * (1 - e^-1)
+  EXPECT_EQ(value(rig, "e"),
+            static_cast<std::int32_t>(std::lround(30000 + 10000 * (1 - std::exp(-1.0)))));
+  const double after1 = 30000 + 10000 * (1 - std::exp(-1.0));
+  rig.step(ms(15000));  // input held at 40 for another 5 s
+  const double after2 = after1 + (40000 - after1) * (1 - std::exp(-0.5));
+  EXPECT_EQ(value(rig, "e"), static_cast<std::int32_t>(std::lround(after2)));
+  rig.step(ms(1000000));  // settled exactly
+  EXPECT_EQ(value(rig, "e"), 40000);
+}
+
+TEST(Virtual, FirOverHeldSamples) {
+  PolicySpec spec;
+  SensorSpec f = virtual_sensor("f", SK::fir, {"a", "b"}, {0.5, 0.3, 0.2, 1.0, 0.0, -1.0});
+  f.taps = 3;
+  f.tap_period = Millis(1000);
+  spec.sensors = {physical("a"), physical("b"), f};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  rig.set("a", 10000, ms(0));
+  rig.set("b", 20000, ms(0));
+  rig.step(ms(0));
+  // Before any history every tap holds the first value:
+  // a: (0.5+0.3+0.2)*10 = 10; b: (1+0-1)*20 = 0.
+  EXPECT_EQ(value(rig, "f"), 10000);
+  const Decision& d = rig.feed("a", 20000, ms(500));
+  // a(now)=20, a(now-1s)=10, a(now-2s)=10 -> 10+3+2 = 15.
+  EXPECT_EQ(value(rig, "f"), 15000);
+  ASSERT_TRUE(d.next_step.has_value());
+  EXPECT_EQ(d.next_step->count(), 1500);  // the change reaches tap 1
+  rig.feed("b", 26000, ms(1500));
+  // a: 0.5*20 + 0.3*20 + 0.2*10 = 18; b: 26 - 20 = 6.
+  EXPECT_EQ(value(rig, "f"), 24000);
+  rig.step(ms(2500));
+  // a: all taps 20 except tap 2 (t=500: 20) -> 20; b: 26 + 0 - 20 = 6.
+  EXPECT_EQ(value(rig, "f"), 26000);
+  const Decision& settled = rig.step(ms(3500));
+  EXPECT_EQ(value(rig, "f"), 20000);  // b: 26 - 26 = 0
+  EXPECT_FALSE(settled.next_step.has_value());
+}
+
+TEST(Virtual, PredictorExtrapolatesTheSlope) {
+  PolicySpec spec;
+  SensorSpec p = virtual_sensor("p", SK::predictor, {"a"});
+  p.horizon = Millis(10000);
+  p.window = Millis(5000);
+  spec.sensors = {physical("a"), p};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  rig.feed("a", 40000, ms(0));
+  EXPECT_EQ(value(rig, "p"), 40000);  // one sample: no slope
+  rig.feed("a", 41000, ms(1000));     // 1 °C/s -> +10 °C in 10 s
+  EXPECT_EQ(value(rig, "p"), 51000);
+  const Decision& d = rig.feed("a", 42000, ms(2000));
+  EXPECT_EQ(value(rig, "p"), 52000);
+  ASSERT_TRUE(d.next_step.has_value());
+  EXPECT_EQ(d.next_step->count(), 5000);  // the oldest sample leaves the window
+  rig.feed("a", 42000, ms(4000));
+  // Samples (0,40) (1,41) (2,42) (4,42): slope = 4.25 / 8.75 °C/s.
+  EXPECT_EQ(value(rig, "p"), 42000 + static_cast<std::int32_t>(std::lround(10000 * 17.0 / 35.0)));
+  rig.step(ms(9000));  // only the 4 s sample is left
+  EXPECT_EQ(value(rig, "p"), 42000);
+  EXPECT_FALSE(rig.step(ms(9001)).next_step.has_value());
+}
+
+PolicySpec fallback_spec(std::optional<std::uint32_t> safe) {
+  PolicySpec spec;
+  spec.sensors = {physical("a"), physical("b"),
+                  virtual_sensor("skin", SK::weighted_sum, {"a", "b"}, {0.5, 0.5})};
+  DeviceSpec d = device("d", 5);
+  d.limit_level = 4;
+  spec.devices = {d};
+  ControllerSpec c = controller("tab", CK::table, "skin", {"d"});
+  c.table = {{mc(40000), mc(39000), 1}, {mc(45000), mc(44000), 2}};
+  c.safe_level = safe;
+  spec.controllers = {c};
+  return spec;
+}
+
+TEST(Unknown, SafeLevelAndRecovery) {
+  for (const std::optional<std::uint32_t> safe :
+       {std::optional<std::uint32_t>{}, std::optional<std::uint32_t>{3}}) {
+    Rig rig(fallback_spec(safe));
+    ASSERT_TRUE(rig.ok());
+    rig.set("a", 30000, ms(0));
+    rig.set("b", 30000, ms(0));
+    Decision d = rig.step(ms(0));
+    EXPECT_EQ(d.devices[0].level, 0U);
+    EXPECT_TRUE(d.events.empty());
+
+    rig.engine->set_sensor_unknown(rig.sensor("b"), ms(1000));
+    d = rig.step(ms(1000));
+    EXPECT_EQ(d.devices[0].level, safe.value_or(4U));  // default: deepest allowed
+    EXPECT_EQ(d.devices[0].cause, rig.engine->controller_id("tab"));
+    const auto lost = events_of(d, Event::Kind::sensor_unknown);
+    ASSERT_EQ(lost.size(), 2U);  // b and the virtual sensor built on it
+    EXPECT_EQ(lost[0].index, rig.sensor("b").index);
+    EXPECT_EQ(lost[1].index, rig.sensor("skin").index);
+
+    d = rig.feed("a", 31000, ms(2000));  // still unknown: no repeated event
+    EXPECT_TRUE(d.events.empty());
+    EXPECT_EQ(d.devices[0].level, safe.value_or(4U));
+
+    d = rig.feed("b", 41000, ms(3000));  // skin = 36 °C
+    EXPECT_EQ(events_of(d, Event::Kind::sensor_known).size(), 2U);
+    EXPECT_EQ(d.devices[0].level, 0U);
+  }
+}
+
+TEST(Unknown, FirstStepAnnouncesSensorsWithoutReadings) {
+  Rig rig(fallback_spec(std::nullopt));
+  ASSERT_TRUE(rig.ok());
+  rig.set("a", 30000, ms(0));
+  const Decision& d = rig.step(ms(0));
+  EXPECT_EQ(events_of(d, Event::Kind::sensor_unknown).size(), 2U);
+  EXPECT_EQ(d.devices[0].level, 4U);
+}
+
+TEST(Unknown, StepWiseResumesAndPidResets) {
+  PolicySpec spec;
+  spec.sensors = {physical("t")};
+  spec.devices = {device("d", 4), device("e", 4)};
+  ControllerSpec sw = controller("sw", CK::step_wise, "t", {"d"});
+  sw.threshold = mc(50000);
+  sw.hysteresis = mc(5000);
+  sw.safe_level = 4;
+  ControllerSpec pid = controller("pid", CK::pid, "t", {"e"});
+  pid.setpoint = mc(50000);
+  pid.ki = 0.1;
+  pid.safe_level = 2;
+  spec.controllers = {sw, pid};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  rig.feed("t", 55000, ms(0));
+  Decision d = rig.feed("t", 55000, ms(1000));
+  EXPECT_EQ(rig.level(d, "d"), 2U);
+  EXPECT_EQ(rig.level(d, "e"), 2U);  // I = 5 °C·s -> u = 0.5
+  rig.engine->set_sensor_unknown(rig.sensor("t"), ms(1500));
+  d = rig.step(ms(1500));
+  EXPECT_EQ(rig.level(d, "d"), 4U);
+  EXPECT_EQ(rig.level(d, "e"), 2U);
+  EXPECT_FALSE(d.next_step.has_value()) << "nothing to do until the sensor is back";
+  d = rig.feed("t", 48000, ms(5000));  // in the band: step_wise holds its old 2
+  EXPECT_EQ(rig.level(d, "d"), 2U);
+  EXPECT_EQ(rig.level(d, "e"), 0U);  // pid restarted with I = 0
+}
+
+}  // namespace
+}  // namespace coolhand::policy::testing
