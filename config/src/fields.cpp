@@ -11,7 +11,8 @@ int one_based(int v) {
 }
 
 // The YAML spelling of a spec field when it differs: temperatures carry "_c"
-// in YAML, and a FIR's tap count is the length of its weight rows.
+// in YAML, a FIR's tap count is the length of its weight rows, and names
+// are the keys of name-keyed sections.
 std::string yaml_spelling(std::string_view field) {
   static constexpr std::string_view kCelsius[] = {
       "threshold",    "hysteresis",       "setpoint",           "offset",
@@ -21,6 +22,8 @@ std::string yaml_spelling(std::string_view field) {
     return std::string(field) + "_c";
   }
   if (field == "taps") return "weights";
+  // Names are the keys of their entries, which is where the element points.
+  if (field == "name") return {};
   return std::string(field);
 }
 
@@ -145,7 +148,10 @@ Fields::Fields(Context& ctx, const YAML::Node& node, const YAML::Mark& at, std::
   }
   is_map_ = true;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // Copy the pair out: yaml-cpp's operator-> returns a pointer into a
+    // temporary proxy (g++ -Wdangling-pointer rightly objects).
+    const auto pair = *it;
+    const YAML::Node k = pair.first;
     const YAML::Mark km = mark_of(k, at_);
     if (!k.IsScalar()) {
       ctx_.error(km, yaml_path_, "keys must be plain names, got " + describe(k));
@@ -159,7 +165,7 @@ Fields::Fields(Context& ctx, const YAML::Node& node, const YAML::Mark& at, std::
                      ", column " + std::to_string(one_based(fm.column)) + ")");
       continue;
     }
-    entries_.push_back(Entry{name, k, it->second});
+    entries_.push_back(Entry{name, k, pair.second});
   }
 }
 

@@ -111,6 +111,7 @@ PolicyDocument parse_document(Context& ctx, const YAML::Node& root) {
                                       " (this coolhand reads version " +
                                       std::to_string(kSchemaVersion) + ")");
   }
+  for (const Entry& e : f.entries()) ctx.record(e.key, e.key_node.Mark(), e.key);
   // Sections are read in a fixed order so spec vectors and errors do not
   // depend on the order sections appear in the file.
   if (const Entry* e = f.find("sampling")) parse_sampling(ctx, *e, doc.spec.sampling);

@@ -1,5 +1,6 @@
 // `zones:` — a sensor watched by trips (with critical actions) and a
 // severity ladder.
+#include <algorithm>
 #include <string>
 
 #include "parsers.h"
@@ -55,8 +56,10 @@ void parse_severities(Context& ctx, const Entry& section, const std::string& yam
   for_each_named(ctx, section, yaml_path, [&](const Entry& e, std::size_t i) {
     policy::SeverityStepSpec step;
     const std::string step_yaml = join_path(yaml_path, e.key);
-    Fields f(ctx, e.value, e.key_node.Mark(), step_yaml, index_path(spec_path, i),
+    const std::string step_spec = index_path(spec_path, i);
+    Fields f(ctx, e.value, e.key_node.Mark(), step_yaml, step_spec,
              "severity step '" + e.key + "'");
+    ctx.record(join_path(step_spec, "level"), e.key_node.Mark(), step_yaml);
     const auto level = std::find_if(std::begin(kSeverities), std::end(kSeverities),
                                     [&](const auto& n) { return n.name == e.key; });
     if (level == std::end(kSeverities)) {
