@@ -455,7 +455,7 @@ class Validator {
       const std::uint32_t lo = o.min_level.value_or(d->min_level);
       const std::uint32_t hi = o.limit_level.value_or(d->limit_level.value_or(d->max_level));
       if (lo > hi && lo <= d->max_level && hi <= d->max_level) {
-        error(op, o.min_level ? "min_level" : "limit_level",
+        error(op, o.limit_level ? "limit_level" : "min_level",
               "effective min_level " + std::to_string(lo) + " exceeds limit_level " +
                   std::to_string(hi));
       }
