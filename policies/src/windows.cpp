@@ -26,10 +26,10 @@
 // above), interval = min_interval + (max_interval - min_interval) *
 // clamp((dist - fine) / (near_distance + coarse - fine), 0, 1); then no
 // longer than the time the sensor needs to reach its window's nearer edge at
-// its last rate of change, stale_after / 2, the period of a controller that
-// is throttling from it, a quarter of a predictor's window, and min_interval
-// while a trip action on it is debouncing; finally clamped to [min_interval,
-// max_interval]. Unknown sensors get min_interval.
+// its last rate of change, stale_after / 2, the period of a time-driven
+// controller (step_wise, pid, power_budget) that is throttling from it, a quarter of a predictor's
+// window, and min_interval while a trip action on it is debouncing; finally clamped to
+// [min_interval, max_interval]. Unknown sensors get min_interval.
 //
 // next_step. The earliest of: what controllers and arbitration asked for;
 // when a fir or predictor value next changes by itself (a held sample
@@ -159,6 +159,9 @@ void Engine::Impl::compute_windows(Time now) {
   };
   for (std::size_t ci = 0; ci < controllers.size(); ++ci) {
     const ControllerRt& c = controllers[ci];
+    if (c.kind == ControllerSpec::Kind::table || c.kind == ControllerSpec::Kind::bang_bang) {
+      continue;
+    }
     bool throttling = c.engaged;
     for (const detail::BindingRt& b : c.bindings) throttling = throttling || b.request > 0;
     if (throttling && !c.safe) cap(c.input, spec.controllers[ci].period);
