@@ -1,0 +1,100 @@
+// Actuator: writes with read-back, firmware overrides, read-only knobs,
+// restore and dry-run.
+#include "actuator.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_tree.h"
+
+namespace coolhand::daemon {
+namespace {
+
+using testing::FakeTree;
+using testing::FaultySysfs;
+
+constexpr const char* kPath = "class/thermal/cooling_device0/cur_state";
+
+KnobBinding fan_binding() {
+  KnobBinding b;
+  b.targets.push_back(KnobTarget{kPath, 0, {0, 1, 2, 3}});
+  return b;
+}
+
+struct ActuatorTest : ::testing::Test {
+  ActuatorTest() : fs(tree.root()) {
+    tree.cooling_device(0, "Fan", 3, 0);
+    log.capture();
+  }
+  FakeTree tree;
+  FaultySysfs fs;
+  Logger log;
+};
+
+TEST_F(ActuatorTest, AppliesAndRestores) {
+  Actuator a("fan", fan_binding(), fs, log, false);
+  ASSERT_TRUE(a.apply(2));
+  EXPECT_EQ(tree.read_int(kPath), 2);
+  EXPECT_EQ(a.level(), 2u);
+  ASSERT_TRUE(a.restore());
+  EXPECT_EQ(tree.read_int(kPath), 0);
+  EXPECT_FALSE(a.level());
+}
+
+TEST_F(ActuatorTest, ReadOnlyKnobIsAnErrorLoggedOnce) {
+  fs.read_only.insert(kPath);
+  Actuator a("fan", fan_binding(), fs, log, false);
+  auto s = a.apply(3);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().err, EACCES);
+  EXPECT_FALSE(a.apply(3));
+  EXPECT_EQ(a.write_failures(), 2u);
+  EXPECT_FALSE(a.level());
+  std::size_t errors = 0;
+  for (const auto& l : log.lines()) errors += l.rfind("<3>", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(errors, 1u);
+  EXPECT_EQ(tree.read_int(kPath), 0);  // never left throttled
+}
+
+TEST_F(ActuatorTest, FirmwareOverrideIsLoggedOnceAndReapplied) {
+  int fights = 1;  // firmware clamps the first write only
+  fs.on_write = [&](std::string_view, std::string_view v) -> std::string {
+    if (fights-- > 0) return "1";
+    return std::string(v);
+  };
+  Actuator a("fan", fan_binding(), fs, log, false);
+  ASSERT_TRUE(a.apply(3));
+  EXPECT_EQ(tree.read_int(kPath), 3);
+  EXPECT_EQ(fs.writes[kPath], 2);
+  EXPECT_EQ(a.overrides_seen(), 1u);
+  ASSERT_EQ(log.lines().size(), 1u);
+  EXPECT_EQ(log.lines()[0].rfind("<4>", 0), 0u);
+}
+
+TEST_F(ActuatorTest, PersistentClampIsAcceptedWithoutLooping) {
+  fs.on_write = [](std::string_view, std::string_view) -> std::string { return "1"; };
+  Actuator a("fan", fan_binding(), fs, log, false);
+  EXPECT_TRUE(a.apply(3));
+  EXPECT_EQ(fs.writes[kPath], 2);
+  EXPECT_TRUE(a.apply(2));
+  EXPECT_EQ(log.lines().size(), 1u);  // the override is reported once
+}
+
+TEST_F(ActuatorTest, VerifyReappliesAfterFirmwareReset) {
+  Actuator a("fan", fan_binding(), fs, log, false);
+  ASSERT_TRUE(a.apply(2));
+  tree.write(kPath, 0);  // e.g. firmware reset during suspend
+  ASSERT_TRUE(a.verify());
+  EXPECT_EQ(tree.read_int(kPath), 2);
+}
+
+TEST_F(ActuatorTest, DryRunWritesNothing) {
+  Actuator a("fan", fan_binding(), fs, log, true);
+  ASSERT_TRUE(a.apply(3));
+  EXPECT_EQ(tree.read_int(kPath), 0);
+  EXPECT_TRUE(fs.writes.empty());
+  ASSERT_FALSE(log.lines().empty());
+  EXPECT_NE(log.lines()[0].find("would write 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace coolhand::daemon

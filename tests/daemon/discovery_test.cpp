@@ -1,0 +1,216 @@
+// Discovery of sensors and knobs in a fake tree, and the level mapping.
+#include "discovery.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_tree.h"
+
+namespace coolhand::daemon {
+namespace {
+
+using config::DeviceKnob;
+using config::SensorSource;
+using testing::FakeTree;
+
+SensorSource source(SensorSource::Kind k, std::string name, std::string label = {},
+                    std::optional<std::uint32_t> index = std::nullopt) {
+  SensorSource s;
+  s.kind = k;
+  s.name = std::move(name);
+  s.label = std::move(label);
+  s.index = index;
+  return s;
+}
+
+DeviceKnob knob(DeviceKnob::Kind k, std::string name = {}) {
+  DeviceKnob d;
+  d.kind = k;
+  d.name = std::move(name);
+  return d;
+}
+
+const OriginalLookup kNone = [](const std::string&) { return std::optional<std::int64_t>(); };
+
+TEST(FindSensor, ThermalZoneByType) {
+  FakeTree t;
+  t.thermal_zone(0, "acpitz", 30000);
+  t.thermal_zone(3, "x86_pkg_temp", 50000);
+  RootedSysfs fs(t.root());
+  auto b = find_sensor(fs, source(SensorSource::Kind::thermal_zone, "x86_pkg_temp"));
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(b->path, "class/thermal/thermal_zone3/temp");
+  EXPECT_EQ(b->thermal_zone_id, 3u);
+  EXPECT_EQ(b->scale_to_mc, 1);
+}
+
+TEST(FindSensor, HwmonByLabelAndByIndex) {
+  FakeTree t;
+  t.hwmon(0, "acpitz");
+  t.hwmon(2, "k10temp");
+  t.write("class/hwmon/hwmon2/temp1_label", "Tctl");
+  t.write("class/hwmon/hwmon2/temp1_input", 61000);
+  t.write("class/hwmon/hwmon2/temp3_label", "Tccd1");
+  t.write("class/hwmon/hwmon2/temp3_input", 55000);
+  RootedSysfs fs(t.root());
+  auto by_label = find_sensor(fs, source(SensorSource::Kind::hwmon, "k10temp", "Tccd1"));
+  ASSERT_TRUE(by_label) << by_label.error().to_string();
+  EXPECT_EQ(by_label->path, "class/hwmon/hwmon2/temp3_input");
+  auto by_index = find_sensor(fs, source(SensorSource::Kind::hwmon, "k10temp", "", 1));
+  ASSERT_TRUE(by_index);
+  EXPECT_EQ(by_index->path, "class/hwmon/hwmon2/temp1_input");
+  EXPECT_FALSE(by_index->thermal_zone_id);
+  EXPECT_FALSE(find_sensor(fs, source(SensorSource::Kind::hwmon, "k10temp", "Tdie")));
+  EXPECT_FALSE(find_sensor(fs, source(SensorSource::Kind::hwmon, "k10temp", "", 7)));
+}
+
+TEST(FindSensor, PowerSupplyIsInTenthsOfCelsius) {
+  FakeTree t;
+  t.write("class/power_supply/BAT0/temp", 312);
+  RootedSysfs fs(t.root());
+  auto b = find_sensor(fs, source(SensorSource::Kind::power_supply, "BAT0"));
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->scale_to_mc, 100);
+}
+
+TEST(FindSensor, MissingHardwareNamesWhatWasSearched) {
+  FakeTree t;
+  RootedSysfs fs(t.root());
+  auto b = find_sensor(fs, source(SensorSource::Kind::thermal_zone, "skin"));
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().to_string().find("skin"), std::string::npos);
+  EXPECT_FALSE(find_sensor(fs, source(SensorSource::Kind::none, "x")));
+  EXPECT_FALSE(find_sensor(fs, source(SensorSource::Kind::power_supply, "BAT1")));
+}
+
+TEST(InterpolateLevels, EndpointsExactAndRoundedBetween) {
+  EXPECT_EQ(interpolate_levels(0, 10, 4), (std::vector<std::int64_t>{0, 3, 5, 8, 10}));
+  EXPECT_EQ(interpolate_levels(2800000, 800000, 4),
+            (std::vector<std::int64_t>{2800000, 2300000, 1800000, 1300000, 800000}));
+  EXPECT_EQ(interpolate_levels(100, 0, 3), (std::vector<std::int64_t>{100, 67, 33, 0}));
+}
+
+TEST(FindKnob, CoolingDeviceMapsLevelsOntoMaxState) {
+  FakeTree t;
+  t.cooling_device(0, "Processor", 10, 0);
+  t.cooling_device(1, "Fan", 3, 1);
+  RootedSysfs fs(t.root());
+  auto b = find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Fan"), 3, kNone);
+  ASSERT_TRUE(b) << b.error().to_string();
+  ASSERT_EQ(b->targets.size(), 1u);
+  EXPECT_EQ(b->targets[0].path, "class/thermal/cooling_device1/cur_state");
+  EXPECT_EQ(b->targets[0].original, 1);
+  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  auto proc = find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Processor"), 2, kNone);
+  ASSERT_TRUE(proc);
+  EXPECT_EQ(proc->targets[0].values, (std::vector<std::int64_t>{0, 5, 10}));
+}
+
+TEST(FindKnob, CpufreqAllBindsEveryPolicyWithItsOwnRange) {
+  FakeTree t;
+  t.cpufreq_policy(0, 400000, 2000000);
+  t.cpufreq_policy(4, 800000, 3000000);
+  RootedSysfs fs(t.root());
+  auto b = find_knob(fs, knob(DeviceKnob::Kind::cpufreq, "all"), 2, kNone);
+  ASSERT_TRUE(b) << b.error().to_string();
+  ASSERT_EQ(b->targets.size(), 2u);
+  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{2000000, 1200000, 400000}));
+  EXPECT_EQ(b->targets[1].values, (std::vector<std::int64_t>{3000000, 1900000, 800000}));
+  auto one = find_knob(fs, knob(DeviceKnob::Kind::cpufreq, "4"), 2, kNone);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->targets.size(), 1u);
+}
+
+TEST(FindKnob, ExplicitValuesOutsideTheDiscoveredRangeAreRejected) {
+  FakeTree t;
+  t.cpufreq_policy(0, 400000, 2000000);
+  RootedSysfs fs(t.root());
+  DeviceKnob k = knob(DeviceKnob::Kind::cpufreq);
+  k.unthrottled = 2500000;
+  k.deepest = 400000;
+  auto b = find_knob(fs, k, 2, kNone);
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().detail.find("outside"), std::string::npos);
+}
+
+TEST(FindKnob, RaplNeedsAnExplicitDeepestAndHonoursMaxPower) {
+  FakeTree t;
+  t.write("class/powercap/intel-rapl:0/constraint_0_power_limit_uw", 15000000);
+  t.write("class/powercap/intel-rapl:0/constraint_0_max_power_uw", 28000000);
+  RootedSysfs fs(t.root());
+  DeviceKnob k = knob(DeviceKnob::Kind::rapl, "intel-rapl:0");
+  EXPECT_FALSE(find_knob(fs, k, 2, kNone));
+  k.deepest = 6000000;
+  auto b = find_knob(fs, k, 3, kNone);
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(b->targets[0].values,
+            (std::vector<std::int64_t>{15000000, 12000000, 9000000, 6000000}));
+  k.unthrottled = 30000000;
+  EXPECT_FALSE(find_knob(fs, k, 3, kNone));
+}
+
+TEST(FindKnob, AmdgpuBacklightChargeAndPstateDefaults) {
+  FakeTree t;
+  t.hwmon(1, "amdgpu");
+  t.write("class/hwmon/hwmon1/power1_cap", 15000000);
+  t.write("class/hwmon/hwmon1/power1_cap_min", 3000000);
+  t.write("class/hwmon/hwmon1/power1_cap_max", 30000000);
+  t.write("class/backlight/panel/brightness", 800);
+  t.write("class/backlight/panel/max_brightness", 1000);
+  t.write("class/power_supply/BAT0/constant_charge_current_max", 2000000);
+  t.write("devices/system/cpu/intel_pstate/max_perf_pct", 100);
+  t.write("devices/system/cpu/intel_pstate/min_perf_pct", 20);
+  RootedSysfs fs(t.root());
+  auto amd = find_knob(fs, knob(DeviceKnob::Kind::amdgpu_power), 2, kNone);
+  ASSERT_TRUE(amd) << amd.error().to_string();
+  EXPECT_EQ(amd->targets[0].values, (std::vector<std::int64_t>{15000000, 9000000, 3000000}));
+  auto bl = find_knob(fs, knob(DeviceKnob::Kind::backlight, "panel"), 2, kNone);
+  ASSERT_TRUE(bl);
+  EXPECT_EQ(bl->targets[0].values, (std::vector<std::int64_t>{800, 525, 250}));
+  auto ch = find_knob(fs, knob(DeviceKnob::Kind::charge_current, "BAT0"), 2, kNone);
+  ASSERT_TRUE(ch);
+  EXPECT_EQ(ch->targets[0].values, (std::vector<std::int64_t>{2000000, 1000000, 0}));
+  auto ps = find_knob(fs, knob(DeviceKnob::Kind::intel_pstate), 4, kNone);
+  ASSERT_TRUE(ps);
+  EXPECT_EQ(ps->targets[0].values, (std::vector<std::int64_t>{100, 80, 60, 40, 20}));
+}
+
+TEST(FindKnob, SysfsKnobNeedsATableOfTheRightSize) {
+  FakeTree t;
+  t.write("class/drm/card0/gt_max_freq_mhz", 1100);
+  RootedSysfs fs(t.root());
+  DeviceKnob k = knob(DeviceKnob::Kind::sysfs);
+  k.path = "class/drm/card0/gt_max_freq_mhz";
+  EXPECT_FALSE(find_knob(fs, k, 2, kNone));
+  k.values = {1100, 700};
+  EXPECT_FALSE(find_knob(fs, k, 2, kNone));
+  k.values = {1100, 700, 300};
+  auto b = find_knob(fs, k, 2, kNone);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->targets[0].values, k.values);
+}
+
+TEST(FindKnob, SavedOriginalWinsOverTheCurrentValue) {
+  FakeTree t;
+  t.write("class/backlight/panel/brightness", 100);  // currently throttled by us
+  t.write("class/backlight/panel/max_brightness", 1000);
+  RootedSysfs fs(t.root());
+  auto b = find_knob(fs, knob(DeviceKnob::Kind::backlight, "panel"), 1,
+                     [](const std::string&) { return std::optional<std::int64_t>(900); });
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->targets[0].original, 900);
+  EXPECT_EQ(b->targets[0].values[0], 900);
+}
+
+TEST(FindKnob, GarbageInTheKnobIsAnError) {
+  FakeTree t;
+  t.cooling_device(0, "Fan", 3);
+  t.write("class/thermal/cooling_device0/cur_state", "busy");
+  RootedSysfs fs(t.root());
+  EXPECT_FALSE(find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Fan"), 3, kNone));
+  t.write("class/thermal/cooling_device0/cur_state", 0);
+  t.write("class/thermal/cooling_device0/max_state", "");
+  EXPECT_FALSE(find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Fan"), 3, kNone));
+}
+
+}  // namespace
+}  // namespace coolhand::daemon

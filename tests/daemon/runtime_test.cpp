@@ -1,0 +1,359 @@
+// Runtime against a temp-dir sysfs with a virtual clock: throttling and
+// release, lost sensors and their safe level, every kind of garbage, missing
+// hardware, read-only knobs, reload, dry-run, events, resume and restore.
+#include "runtime.h"
+
+#include <gtest/gtest.h>
+
+#include "coolhand/config/policy_file.h"
+#include "fake_tree.h"
+
+namespace coolhand::daemon {
+namespace {
+
+using policy::MilliC;
+using policy::Time;
+using testing::FakeTree;
+using testing::FaultySysfs;
+
+constexpr const char* kFan = "class/thermal/cooling_device0/cur_state";
+constexpr const char* kCpu = "devices/system/cpu/cpufreq/policy0/scaling_max_freq";
+constexpr const char* kTemp = "class/thermal/thermal_zone0/temp";
+
+constexpr const char* kPolicy = R"(
+version: 1
+sampling:
+  min_interval: 500ms
+  max_interval: 10s
+daemon:
+  lost_after_failures: 2
+sensors:
+  skin:
+    source: {kind: thermal_zone, name: skin-therm}
+devices:
+  fan:
+    max_level: 3
+    knob: {kind: cooling_device, name: Fan}
+  cpu:
+    max_level: 2
+    knob: {kind: cpufreq, name: all}
+controllers:
+  guard:
+    kind: table
+    input: skin
+    devices: [fan, cpu]
+    safe_level: 2
+    table:
+      - {up_c: 45, down_c: 43, level: 1}
+      - {up_c: 50, down_c: 48, level: 2}
+)";
+
+// The same policy without the fan.
+constexpr const char* kPolicyNoFan = R"(
+version: 1
+sensors:
+  skin:
+    source: {kind: thermal_zone, name: skin-therm}
+devices:
+  cpu:
+    max_level: 2
+    knob: {kind: cpufreq, name: all}
+controllers:
+  guard:
+    kind: table
+    input: skin
+    devices: [cpu]
+    table:
+      - {up_c: 45, down_c: 43, level: 1}
+)";
+
+config::PolicyDocument parse(const char* text) {
+  auto r = config::parse_policy(text, "test.yaml");
+  std::string errors;
+  for (const auto& e : r.errors) errors += e.to_string() + "\n";
+  EXPECT_TRUE(r.document) << errors;
+  return std::move(*r.document);
+}
+
+struct RuntimeTest : ::testing::Test {
+  RuntimeTest() : fs(tree.root()) {
+    tree.thermal_zone(0, "skin-therm", 40000);
+    tree.cooling_device(0, "Fan", 3, 1);  // firmware left it at 1: that is the original
+    tree.cpufreq_policy(0, 400000, 2000000);
+    log.capture();
+  }
+
+  std::unique_ptr<Runtime> make(const char* policy = kPolicy, RuntimeOptions opts = {}) {
+    auto r = Runtime::create(parse(policy), fs, log, opts);
+    EXPECT_TRUE(r) << r.error().to_string();
+    if (!r) return nullptr;
+    auto rt = std::move(*r);
+    rt->start(now);
+    return rt;
+  }
+
+  // Advance the virtual clock through every wake-up the runtime asks for
+  // until `until`.
+  void run_until(Runtime& rt, Time until) {
+    std::optional<Time> wake = rt.tick(now);
+    while (wake && *wake <= until) {
+      now = std::max(now, *wake);
+      wake = rt.tick(now);
+    }
+    now = until;
+    (void)rt.tick(now);
+  }
+
+  void set_temp(std::int64_t mc) { tree.write(kTemp, mc); }
+
+  FakeTree tree;
+  FaultySysfs fs;
+  Logger log;
+  Time now{1000};
+};
+
+TEST_F(RuntimeTest, ThrottlesWhenHotAndReleasesWhenCool) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  EXPECT_EQ(tree.read_int(kCpu), 400000);
+  set_temp(40000);
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+}
+
+TEST_F(RuntimeTest, PollingStaysWithinTheSamplingBounds) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  auto wake = rt->tick(now);
+  ASSERT_TRUE(wake);
+  EXPECT_GE(*wake - now, policy::Millis(0));
+  EXPECT_LE(*wake - now, policy::Millis(10000));
+}
+
+TEST_F(RuntimeTest, RestoreAllWritesOriginals) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  ASSERT_EQ(tree.read_int(kFan), 2);
+  rt->restore_all();
+  EXPECT_EQ(tree.read_int(kFan), 1);
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+}
+
+// Each kind of garbage a sensor file can hold makes the sensor lost after
+// `lost_after_failures` reads; its controller goes to the safe level; a good
+// value brings control back.
+class GarbageTest : public RuntimeTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GarbageTest, SensorIsLostThenRecovers) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  const std::string kind = GetParam();
+  if (kind == "non-numeric") tree.write(kTemp, "hot");
+  if (kind == "empty") tree.write(kTemp, "");
+  if (kind == "huge") tree.write(kTemp, "99999999999999999999");
+  if (kind == "EIO") fs.eio.insert(kTemp);
+  if (kind == "directory") {
+    tree.remove(kTemp);
+    tree.mkdir(kTemp);
+  }
+  if (kind == "fifo") {
+    tree.remove(kTemp);
+    tree.mkfifo(kTemp);
+  }
+  if (kind == "ENODEV-deleted") tree.remove(kTemp);
+  run_until(*rt, now + Time(12000));
+  EXPECT_TRUE(rt->sensor_lost("skin"));
+  EXPECT_EQ(tree.read_int(kFan), 2);  // safe_level
+  EXPECT_GE(rt->counters().read_failures, 2u);
+  EXPECT_EQ(rt->counters().sensors_lost, 1u);
+  std::size_t lost_lines = 0;
+  for (const auto& l : log.lines()) lost_lines += l.find("lost after") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(lost_lines, 1u);  // logged once, not per failed read
+
+  fs.eio.clear();
+  tree.remove(kTemp);
+  set_temp(40000);
+  run_until(*rt, now + Time(12000));
+  EXPECT_FALSE(rt->sensor_lost("skin"));
+  EXPECT_EQ(tree.read_int(kFan), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, GarbageTest,
+                         ::testing::Values("non-numeric", "empty", "huge", "EIO", "directory",
+                                           "fifo", "ENODEV-deleted"));
+
+TEST_F(RuntimeTest, MissingRequiredSensorFailsWithAClearMessage) {
+  tree.remove("class/thermal/thermal_zone0");
+  auto r = Runtime::create(parse(kPolicy), fs, log, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().what, "bind");
+  EXPECT_NE(r.error().detail.find("sensor skin"), std::string::npos);
+  EXPECT_NE(r.error().detail.find("skin-therm"), std::string::npos);
+  EXPECT_TRUE(fs.writes.empty());
+}
+
+TEST_F(RuntimeTest, MissingRequiredDeviceFails) {
+  tree.remove("class/thermal/cooling_device0");
+  auto r = Runtime::create(parse(kPolicy), fs, log, {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().detail.find("device fan"), std::string::npos);
+}
+
+TEST_F(RuntimeTest, OptionalSensorAbsentAtStartIsBoundWhenItAppears) {
+  tree.remove("class/thermal/thermal_zone0");
+  std::string policy = kPolicy;
+  policy.replace(policy.find("name: skin-therm}"), 17, "name: skin-therm, required: false}");
+  auto rt = make(policy.c_str());
+  ASSERT_TRUE(rt);
+  EXPECT_TRUE(rt->sensor_lost("skin"));
+  EXPECT_EQ(tree.read_int(kFan), 2);  // unknown input: safe level
+  tree.thermal_zone(0, "skin-therm", 40000);
+  run_until(*rt, now + Time(12000));
+  EXPECT_FALSE(rt->sensor_lost("skin"));
+  EXPECT_EQ(tree.read_int(kFan), 0);
+}
+
+TEST_F(RuntimeTest, ReadOnlyKnobKeepsTheDaemonRunning) {
+  fs.read_only.insert(kFan);
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kFan), 1);  // untouched
+  EXPECT_EQ(tree.read_int(kCpu), 400000);
+  set_temp(40000);
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+  rt->restore_all();
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+  EXPECT_EQ(tree.read_int(kFan), 1);
+}
+
+TEST_F(RuntimeTest, ReloadDroppingADeviceRestoresIt) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  ASSERT_EQ(tree.read_int(kFan), 2);
+  ASSERT_TRUE(rt->reload(parse(kPolicyNoFan), now));
+  EXPECT_EQ(tree.read_int(kFan), 1);        // original
+  EXPECT_EQ(tree.read_int(kCpu), 1200000);  // new policy: level 1 of 2
+  EXPECT_EQ(rt->counters().reloads, 1u);
+  set_temp(40000);
+  run_until(*rt, now + Time(31000));
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+}
+
+TEST_F(RuntimeTest, ReloadKeepsTheOriginalFromBeforeTheDaemon) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  ASSERT_EQ(tree.read_int(kCpu), 400000);
+  ASSERT_TRUE(rt->reload(parse(kPolicy), now));
+  rt->restore_all();
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+  EXPECT_EQ(tree.read_int(kFan), 1);
+}
+
+TEST_F(RuntimeTest, BadReloadKeepsTheOldPolicy) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  std::string missing = kPolicy;
+  missing.replace(missing.find("name: Fan"), 9, "name: Pump");
+  auto s = rt->reload(parse(missing.c_str()), now);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().detail.find("Pump"), std::string::npos);
+  EXPECT_EQ(rt->counters().reload_failures, 1u);
+  EXPECT_EQ(tree.read_int(kFan), 2);  // untouched, still driven
+  set_temp(40000);
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kFan), 0);
+}
+
+TEST_F(RuntimeTest, DryRunWritesNothing) {
+  auto rt = make(kPolicy, {.dry_run = true});
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  rt->restore_all();
+  EXPECT_TRUE(fs.writes.empty());
+  EXPECT_EQ(tree.read_int(kFan), 1);
+  bool said = false;
+  for (const auto& l : log.lines()) said |= l.find("would write 2 to") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  std::vector<policy::Window> windows;
+  rt->on_window = [&](std::uint32_t tz, const policy::Window& w) {
+    EXPECT_EQ(tz, 0u);
+    windows.push_back(w);
+  };
+  EXPECT_EQ(rt->event_zones(), std::vector<std::uint32_t>{0});
+  EXPECT_FALSE(rt->tick(now + Time(1)));  // nothing to poll, no time-driven controller
+  set_temp(51000);                        // sysfs changes but no event yet: not read
+  EXPECT_FALSE(rt->tick(now + Time(20000)));
+  EXPECT_EQ(tree.read_int(kFan), 0);
+  now += Time(20001);
+  rt->on_zone_temperature(0, MilliC(51000), now);
+  (void)rt->tick(now);
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  ASSERT_FALSE(windows.empty());
+  EXPECT_LE(windows.back().low, MilliC(51000));
+  EXPECT_GE(windows.back().high, MilliC(51000));
+  rt->on_zone_temperature(7, MilliC(20000), now);  // another zone: ignored
+  (void)rt->tick(now);
+  EXPECT_EQ(tree.read_int(kFan), 2);
+}
+
+TEST_F(RuntimeTest, DeletedZoneIsLostAndFoundAgainOnResync) {
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  rt->on_zone_deleted(0, now);
+  (void)rt->tick(now);
+  EXPECT_TRUE(rt->sensor_lost("skin"));
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  now += Time(100);
+  rt->resync(now);
+  EXPECT_FALSE(rt->sensor_lost("skin"));
+  EXPECT_EQ(tree.read_int(kFan), 0);
+}
+
+TEST_F(RuntimeTest, ResumeRewritesLevelsFirmwareReset) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  tree.write(kCpu, 2000000);  // firmware reset the cap while suspended
+  tree.write(kFan, 0);
+  now += Time(10);
+  rt->on_resume(now);
+  EXPECT_EQ(tree.read_int(kCpu), 400000);
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  EXPECT_EQ(rt->counters().resumes, 1u);
+}
+
+TEST_F(RuntimeTest, StatusLineSaysWhatIsThrottled) {
+  auto rt = make();
+  ASSERT_TRUE(rt);
+  EXPECT_NE(rt->status_line().find("0 of 2 devices throttled"), std::string::npos);
+  set_temp(51000);
+  run_until(*rt, now + Time(11000));
+  EXPECT_NE(rt->status_line().find("2 of 2 devices throttled"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace coolhand::daemon
