@@ -1,0 +1,50 @@
+// `coolhand-sim compare`: several controllers (coolhand policies and kernel
+// governors) on one model and a suite of workloads, every run from the same
+// initial state with the same seed. Produces the side-by-side table (text
+// and Markdown) and checks the project's targets for each coolhand policy.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coolhand/sim/runner.h"
+
+namespace coolhand::sim {
+
+struct ControllerChoice {
+  std::string label;                 // column label: policy file stem or governor name
+  std::optional<Governor> governor;  // set for kernel baselines and "none"
+  std::optional<config::PolicyDocument> policy;
+};
+
+struct CompareCell {
+  Metrics metrics;
+  Trace trace;  // kept for the overlay plot
+};
+
+struct CompareResult {
+  std::vector<std::string> scenarios;
+  std::vector<std::string> controllers;
+  std::vector<std::vector<CompareCell>> cells;  // [scenario][controller]
+  double skin_limit_c = 0;
+  double wall_s = 0;
+  std::uint64_t steps = 0;
+};
+
+// Errors (a policy not matching the model) come back as text.
+[[nodiscard]] std::variant<CompareResult, std::string> run_compare(
+    const ModelSpec& model, std::vector<Workload> workloads,
+    const std::vector<ControllerChoice>& controllers, std::uint64_t seed);
+
+// The targets for each coolhand policy against the kernel baselines, per
+// scenario: never more than 0.5 °C over the limit; degree-seconds over the
+// limit <= every kernel baseline's; performance >= the best kernel baseline
+// that holds the limit (max skin <= limit + 0.5 °C); fewer level changes per
+// minute than step_wise. One line per check that fails; empty when all hold.
+[[nodiscard]] std::vector<std::string> check_targets(const CompareResult& r);
+
+[[nodiscard]] std::string format_text(const CompareResult& r);
+[[nodiscard]] std::string format_markdown(const CompareResult& r);
+
+}  // namespace coolhand::sim

@@ -1,0 +1,37 @@
+// Output files of coolhand-sim: the per-step trace CSV, metrics.json and SVG
+// plots. Formatting is fixed (fmt, fixed decimals; JSON keys in a fixed
+// order), so the same run writes the same bytes. The only fields that
+// differ between identical runs are metrics.json's wall_s and steps_per_s.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "coolhand/sim/runner.h"
+
+namespace coolhand::sim {
+
+// Returns an error message, or an empty string on success.
+[[nodiscard]] std::string write_trace_csv(const Trace& trace, const std::string& path);
+[[nodiscard]] std::string metrics_json(const Metrics& m);
+[[nodiscard]] std::string write_text(const std::string& text, const std::string& path);
+
+// Temperatures (skin nodes, sensors) against the skin limit, device levels
+// as a fraction of each device's range, and performance delivered.
+[[nodiscard]] std::string plot_run_svg(const Trace& trace, const ModelSpec& model,
+                                       const std::string& title);
+
+// One panel per scenario: max skin temperature of each controller against
+// the limit, plus a performance strip.
+struct OverlaySeries {
+  std::string controller;
+  const Trace* trace = nullptr;
+};
+struct OverlayPanel {
+  std::string scenario;
+  std::vector<OverlaySeries> series;
+};
+[[nodiscard]] std::string plot_overlay_svg(const std::vector<OverlayPanel>& panels,
+                                           double skin_limit_c, const std::string& title);
+
+}  // namespace coolhand::sim

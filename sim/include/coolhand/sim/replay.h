@@ -1,0 +1,29 @@
+// Open-loop replay: a recorded sensor trace (CSV: time_s, then one column
+// per physical sensor of the policy, in °C) goes through the policy engine.
+// No model. The engine is stepped at every row (all sensors fed) and at
+// every Decision::next_step that falls between rows, as the daemon would.
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include "coolhand/config/policy_file.h"
+#include "coolhand/sim/input_error.h"
+#include "coolhand/sim/workload.h"
+
+namespace coolhand::sim {
+
+struct ReplayOutput {
+  std::string decisions_csv;  // time_s, severity, then level and cause per device
+  std::string events_csv;     // time_s, kind, subject, detail, temperature_c
+  std::size_t steps = 0;
+  std::size_t events = 0;
+  std::string max_severity;
+};
+
+// Errors (trace columns not matching the policy's physical sensors, or a
+// policy that does not compile) name the trace file and header line.
+[[nodiscard]] std::variant<ReplayOutput, InputError> replay(const CsvTable& trace,
+                                                            const config::PolicyDocument& policy);
+
+}  // namespace coolhand::sim

@@ -1,0 +1,100 @@
+// The closed loop: a model, a workload and a controller (the coolhand engine
+// or a kernel governor) advanced together in simulated time, with metrics
+// and an optional per-step trace.
+//
+// Order within one step of length dt at time t:
+//   1. the workload's inputs in force at t are applied (demand, ambient);
+//   2. the controller sees the sensor readings sampled at t and sets levels;
+//   3. metrics and the trace record the state at t with those levels;
+//   4. the model advances to t + dt with inputs held.
+// The run covers [0, workload duration).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "coolhand/config/policy_file.h"
+#include "coolhand/sim/kernel_thermal.h"
+#include "coolhand/sim/model.h"
+#include "coolhand/sim/workload.h"
+
+namespace coolhand::sim {
+
+// Decides device levels once per model step. Implementations keep their own
+// timers (polling delays, engine next_step) against model.now().
+class Controller {
+ public:
+  virtual ~Controller() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  // `levels` holds the levels in force (one per model device) and is
+  // updated in place.
+  virtual void control(const ThermalModel& model, std::span<std::uint32_t> levels) = 0;
+  // Engine steps (coolhand) or zone updates (kernel) so far.
+  [[nodiscard]] virtual std::uint64_t decisions() const = 0;
+};
+
+// A kernel governor on every zone of the model's firmware description
+// (Governor::none: no zone ever throttles).
+[[nodiscard]] std::unique_ptr<Controller> make_governor_controller(const ModelSpec& model,
+                                                                   Governor governor);
+
+// The coolhand policy engine, adapted as the daemon does it. Physical
+// sensors and devices are matched to the model by name; an error (as text)
+// names what does not match.
+[[nodiscard]] std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
+    const ModelSpec& model, const config::PolicyDocument& policy, std::string name);
+
+struct SensorStats {
+  double max_c = 0;
+  double mean_c = 0;
+};
+
+struct Metrics {
+  std::string scenario;
+  std::string controller;
+  double duration_s = 0;
+  double skin_limit_c = 0;
+  double max_skin_c = 0;
+  double seconds_over_limit = 0;
+  double degree_seconds_over_limit = 0;
+  double performance = 1.0;
+  std::map<std::string, double> performance_by_device;
+  std::uint64_t level_changes = 0;
+  double level_changes_per_min = 0;
+  std::map<std::string, SensorStats> sensors;
+  std::uint64_t steps = 0;
+  std::uint64_t decisions = 0;
+  double energy_j = 0;
+  double wall_s = 0;
+  double steps_per_s = 0;
+};
+
+// Per-step samples for the CSV and the plot, one entry per step.
+struct Trace {
+  std::vector<std::string> nodes, sensors, devices;
+  std::vector<double> time_s, ambient_c, max_skin_c, power_w, performance;
+  std::vector<std::vector<double>> node_c;        // [node][step]
+  std::vector<std::vector<double>> sensor_c;      // [sensor][step]
+  std::vector<std::vector<std::uint32_t>> level;  // [device][step]
+  std::vector<std::vector<double>> demand;        // [device][step]
+};
+
+struct RunOptions {
+  bool record_trace = true;
+};
+
+struct RunResult {
+  Metrics metrics;
+  Trace trace;
+};
+
+// Runs `controller` on `model` (fresh, at t = 0) for the workload's duration.
+[[nodiscard]] RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
+                            const RunOptions& options = {});
+
+}  // namespace coolhand::sim

@@ -1,0 +1,141 @@
+// Runs the comparison matrix and formats it; see compare.h.
+#include "coolhand/sim/compare.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+namespace coolhand::sim {
+
+namespace {
+
+constexpr double kOvershootAllowed =
+    0.5;  // °C over the skin limit a "holding" controller may reach
+
+}  // namespace
+
+std::variant<CompareResult, std::string> run_compare(
+    const ModelSpec& model, std::vector<Workload> workloads,
+    const std::vector<ControllerChoice>& controllers, std::uint64_t seed) {
+  const auto start = std::chrono::steady_clock::now();
+  CompareResult r;
+  r.skin_limit_c = model.skin_limit_c;
+  for (const auto& c : controllers) r.controllers.push_back(c.label);
+  for (auto& w : workloads) {
+    r.scenarios.push_back(w.name());
+    std::vector<CompareCell> row;
+    for (const auto& c : controllers) {
+      std::unique_ptr<Controller> ctl;
+      if (c.governor) {
+        ctl = make_governor_controller(model, *c.governor);
+      } else {
+        auto made = make_policy_controller(model, *c.policy, c.label);
+        if (auto* e = std::get_if<std::string>(&made)) return c.label + ": " + *e;
+        ctl = std::move(std::get<std::unique_ptr<Controller>>(made));
+      }
+      ThermalModel m(model, seed);
+      Workload wl = w;
+      auto res = run(m, wl, *ctl);
+      r.steps += res.metrics.steps;
+      row.push_back(CompareCell{std::move(res.metrics), std::move(res.trace)});
+    }
+    r.cells.push_back(std::move(row));
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::vector<std::string> check_targets(const CompareResult& r) {
+  std::vector<std::string> failures;
+  std::vector<bool> kernel(r.controllers.size(), false);
+  std::vector<bool> coolhand(r.controllers.size(), false);
+  std::optional<std::size_t> step_wise;
+  for (std::size_t c = 0; c < r.controllers.size(); ++c) {
+    const auto g = governor_from_string(r.controllers[c]);
+    kernel[c] = g && *g != Governor::none;
+    coolhand[c] = !g;
+    if (g == Governor::step_wise) step_wise = c;
+  }
+  for (std::size_t s = 0; s < r.scenarios.size(); ++s) {
+    const auto& row = r.cells[s];
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (!coolhand[c]) continue;
+      const Metrics& m = row[c].metrics;
+      const std::string who = r.scenarios[s] + " / " + r.controllers[c] + ": ";
+      if (m.max_skin_c > r.skin_limit_c + kOvershootAllowed)
+        failures.push_back(who + fmt::format("max skin {:.2f} °C exceeds limit + {:.1f}",
+                                             m.max_skin_c, kOvershootAllowed));
+      std::optional<double> best_holding;
+      for (std::size_t k = 0; k < row.size(); ++k) {
+        if (!kernel[k]) continue;
+        const Metrics& b = row[k].metrics;
+        if (m.degree_seconds_over_limit > b.degree_seconds_over_limit + 1e-9)
+          failures.push_back(who + fmt::format("{:.2f} °C·s over the limit > {}'s {:.2f}",
+                                               m.degree_seconds_over_limit, r.controllers[k],
+                                               b.degree_seconds_over_limit));
+        if (b.max_skin_c <= r.skin_limit_c + kOvershootAllowed)
+          best_holding = std::max(best_holding.value_or(0.0), b.performance);
+      }
+      if (best_holding && m.performance + 1e-9 < *best_holding)
+        failures.push_back(who + fmt::format("performance {:.4f} < best holding baseline {:.4f}",
+                                             m.performance, *best_holding));
+      if (step_wise && m.level_changes_per_min >= row[*step_wise].metrics.level_changes_per_min &&
+          m.level_changes > 0)
+        failures.push_back(
+            who + fmt::format("{:.2f} level changes/min, not fewer than step_wise's {:.2f}",
+                              m.level_changes_per_min,
+                              row[*step_wise].metrics.level_changes_per_min));
+    }
+  }
+  return failures;
+}
+
+std::string format_text(const CompareResult& r) {
+  std::string out = fmt::format("skin limit {:.1f} °C\n", r.skin_limit_c);
+  out += fmt::format("{:<22} {:<18} {:>9} {:>9} {:>10} {:>8} {:>10}\n", "scenario", "controller",
+                     "max_skin", "over_s", "deg_s", "perf", "chg/min");
+  for (std::size_t s = 0; s < r.scenarios.size(); ++s)
+    for (std::size_t c = 0; c < r.controllers.size(); ++c) {
+      const auto& m = r.cells[s][c].metrics;
+      out += fmt::format("{:<22} {:<18} {:>9.2f} {:>9.1f} {:>10.1f} {:>8.4f} {:>10.2f}\n",
+                         r.scenarios[s], r.controllers[c], m.max_skin_c, m.seconds_over_limit,
+                         m.degree_seconds_over_limit, m.performance, m.level_changes_per_min);
+    }
+  const auto failures = check_targets(r);
+  out += failures.empty() ? "targets: all hold\n" : "targets: FAILED\n";
+  for (const auto& f : failures) out += "  " + f + "\n";
+  return out;
+}
+
+std::string format_markdown(const CompareResult& r) {
+  std::string out = fmt::format(
+      "Skin limit {:.1f} °C. max skin = hottest skin node over the run; over = seconds above the "
+      "limit; °C·s = degree-seconds above the limit; perf = delivered / demanded work, weighted "
+      "per device by the workload; chg/min = device level changes per minute.\n\n",
+      r.skin_limit_c);
+  out += "| scenario | controller | max skin °C | over s | °C·s | perf | chg/min |\n";
+  out += "|---|---|---:|---:|---:|---:|---:|\n";
+  for (std::size_t s = 0; s < r.scenarios.size(); ++s)
+    for (std::size_t c = 0; c < r.controllers.size(); ++c) {
+      const auto& m = r.cells[s][c].metrics;
+      const bool ours = !governor_from_string(r.controllers[c]);
+      const auto b = ours ? "**" : "";
+      out += fmt::format("| {} | {}{}{} | {:.2f} | {:.1f} | {:.1f} | {:.4f} | {:.2f} |\n",
+                         r.scenarios[s], b, r.controllers[c], b, m.max_skin_c, m.seconds_over_limit,
+                         m.degree_seconds_over_limit, m.performance, m.level_changes_per_min);
+    }
+  const auto failures = check_targets(r);
+  out += "\n";
+  if (failures.empty()) {
+    out +=
+        "Targets: all hold on every scenario (max skin <= limit + 0.5 °C; °C·s <= every kernel "
+        "baseline; perf >= the best kernel baseline holding the limit; fewer level changes per "
+        "minute than step_wise).\n";
+  } else {
+    out += "Targets that do not hold:\n\n";
+    for (const auto& f : failures) out += "- " + f + "\n";
+  }
+  return out;
+}
+
+}  // namespace coolhand::sim

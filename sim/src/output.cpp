@@ -1,0 +1,85 @@
+// Trace CSV and metrics.json writers.
+#include "coolhand/sim/output.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace coolhand::sim {
+
+namespace {
+
+// Rounds for JSON so files stay readable and stable: 4 decimals.
+double r4(double v) {
+  return std::round(v * 1e4) / 1e4;
+}
+
+}  // namespace
+
+std::string write_text(const std::string& text, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return "cannot write " + path;
+  out << text;
+  out.close();
+  if (!out) return "error writing " + path;
+  return {};
+}
+
+std::string write_trace_csv(const Trace& t, const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return "cannot write " + path;
+  std::string line = "time_s,ambient_c,max_skin_c,power_w,performance";
+  for (const auto& n : t.nodes) line += "," + n + "_c";
+  for (const auto& s : t.sensors) line += "," + s + "_reading_c";
+  for (const auto& d : t.devices) line += "," + d + "_level";
+  for (const auto& d : t.devices) line += "," + d + "_demand";
+  line += "\n";
+  std::fputs(line.c_str(), f);
+  fmt::memory_buffer buf;
+  for (std::size_t k = 0; k < t.time_s.size(); ++k) {
+    buf.clear();
+    fmt::format_to(std::back_inserter(buf), "{:.1f},{:.2f},{:.3f},{:.3f},{:.4f}", t.time_s[k],
+                   t.ambient_c[k], t.max_skin_c[k], t.power_w[k], t.performance[k]);
+    for (const auto& v : t.node_c) fmt::format_to(std::back_inserter(buf), ",{:.3f}", v[k]);
+    for (const auto& v : t.sensor_c) fmt::format_to(std::back_inserter(buf), ",{:.3f}", v[k]);
+    for (const auto& v : t.level) fmt::format_to(std::back_inserter(buf), ",{}", v[k]);
+    for (const auto& v : t.demand) fmt::format_to(std::back_inserter(buf), ",{:.3f}", v[k]);
+    buf.push_back('\n');
+    std::fwrite(buf.data(), 1, buf.size(), f);
+  }
+  const bool ok = std::ferror(f) == 0;
+  if (std::fclose(f) != 0 || !ok) return "error writing " + path;
+  return {};
+}
+
+std::string metrics_json(const Metrics& m) {
+  nlohmann::ordered_json j;
+  j["scenario"] = m.scenario;
+  j["controller"] = m.controller;
+  j["duration_s"] = r4(m.duration_s);
+  j["skin_limit_c"] = r4(m.skin_limit_c);
+  j["max_skin_c"] = r4(m.max_skin_c);
+  j["seconds_over_limit"] = r4(m.seconds_over_limit);
+  j["degree_seconds_over_limit"] = r4(m.degree_seconds_over_limit);
+  j["performance"] = r4(m.performance);
+  nlohmann::ordered_json by_device = nlohmann::ordered_json::object();
+  for (const auto& [name, p] : m.performance_by_device) by_device[name] = r4(p);
+  j["performance_by_device"] = by_device;
+  j["level_changes"] = m.level_changes;
+  j["level_changes_per_min"] = r4(m.level_changes_per_min);
+  nlohmann::ordered_json sensors = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : m.sensors)
+    sensors[name] = {{"max_c", r4(s.max_c)}, {"mean_c", r4(s.mean_c)}};
+  j["sensors"] = sensors;
+  j["energy_j"] = r4(m.energy_j);
+  j["steps"] = m.steps;
+  j["decisions"] = m.decisions;
+  j["wall_s"] = m.wall_s;
+  j["steps_per_s"] = std::round(m.steps_per_s);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace coolhand::sim
