@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""End-to-end test of the real coolhandd binary against a fake sysfs tree.
+
+A small first-order thermal model (Python stdlib only) drives the tree: every
+100 ms it reads the knobs the daemon writes (fan cooling-device state, CPU
+frequency cap), computes the heat those settings let through and writes the
+resulting skin temperature to the thermal zone's `temp` file. Over about 30 s
+of real time the scenario shows that the daemon
+
+  * throttles when hot and releases when cool,
+  * survives the sensor file disappearing (safe level) and returning,
+  * keeps the old policy on a bad reload (SIGHUP with invalid YAML),
+  * reloads on SIGHUP and restores a device the new policy drops,
+  * restores every original knob value on SIGTERM and exits 0.
+
+Also: --dry-run writes nothing, missing hardware exits 3, a bad policy 2.
+
+Usage: daemon_e2e.py --daemon PATH/TO/coolhandd
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+DAEMON = None
+
+FAN = "class/thermal/cooling_device0/cur_state"
+CPU = "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
+TEMP = "class/thermal/thermal_zone0/temp"
+
+FAN_ORIGINAL = 1  # firmware left the fan at 1: restore must bring that back
+CPU_MAX_KHZ = 2_000_000
+CPU_MIN_KHZ = 400_000
+
+POLICY = """
+version: 1
+sampling:
+  min_interval: 200ms
+  max_interval: 1s
+daemon:
+  lost_after_failures: 2
+sensors:
+  skin:
+    source: {kind: thermal_zone, name: skin-therm}
+devices:
+  fan:
+    max_level: 3
+    knob: {kind: cooling_device, name: Fan}
+  cpu:
+    max_level: 3
+    knob: {kind: cpufreq, name: all}
+controllers:
+  guard:
+    kind: table
+    input: skin
+    devices: [fan, cpu]
+    safe_level: 3       # deeper than any table row: visible when the sensor is lost
+    table:
+      - {up_c: 45, down_c: 43, level: 1}
+      - {up_c: 48, down_c: 46, level: 2}
+"""
+
+# The reloaded policy drives the CPU only: the fan must get its original back.
+POLICY_CPU_ONLY = """
+version: 1
+sampling:
+  min_interval: 200ms
+  max_interval: 1s
+sensors:
+  skin:
+    source: {kind: thermal_zone, name: skin-therm}
+devices:
+  cpu:
+    max_level: 2
+    knob: {kind: cpufreq, name: all}
+controllers:
+  guard:
+    kind: table
+    input: skin
+    devices: [cpu]
+    table:
+      - {up_c: 45, down_c: 43, level: 2}
+"""
+
+
+class Tree:
+    """A fake /sys holding one zone, one cooling device and one cpufreq policy."""
+
+    def __init__(self):
+        self.root = tempfile.mkdtemp(prefix="coolhand-e2e-")
+        self.write("class/thermal/thermal_zone0/type", "skin-therm")
+        self.write(TEMP, 35000)
+        self.write("class/thermal/cooling_device0/type", "Fan")
+        self.write("class/thermal/cooling_device0/max_state", 3)
+        self.write(FAN, FAN_ORIGINAL)
+        base = "devices/system/cpu/cpufreq/policy0/"
+        self.write(base + "cpuinfo_min_freq", CPU_MIN_KHZ)
+        self.write(base + "cpuinfo_max_freq", CPU_MAX_KHZ)
+        self.write(CPU, CPU_MAX_KHZ)
+
+    def path(self, rel):
+        return os.path.join(self.root, rel)
+
+    def write(self, rel, value):
+        os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
+        tmp = self.path(rel) + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(f"{value}\n")
+        os.replace(tmp, self.path(rel))  # atomic: the daemon never reads half a value
+
+    def read_int(self, rel):
+        with open(self.path(rel)) as f:
+            return int(f.read().strip())
+
+    def cleanup(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ThermalModel(threading.Thread):
+    """dT/dt = (T_amb + R * P - T) / tau, with P the demanded power scaled
+    down by the CPU cap and by each fan state. tau is short (3 s) so the
+    scenario fits in ~30 s of real time."""
+
+    T_AMB = 30.0
+    R_C_PER_W = 5.0
+    TAU_S = 3.0
+    DT_S = 0.1
+
+    def __init__(self, tree):
+        super().__init__(daemon=True)
+        self.tree = tree
+        self.temp_c = 35.0
+        self.demand_w = 1.0
+        self.sensor_present = True
+        self.stop_flag = threading.Event()
+        self.max_fan_seen = 0
+        self.min_cpu_seen = CPU_MAX_KHZ
+
+    def effective_power(self):
+        try:
+            fan = self.tree.read_int(FAN)
+            cpu = self.tree.read_int(CPU)
+        except (OSError, ValueError):
+            return self.demand_w
+        self.max_fan_seen = max(self.max_fan_seen, fan)
+        self.min_cpu_seen = min(self.min_cpu_seen, cpu)
+        return self.demand_w * (cpu / CPU_MAX_KHZ) * (1.0 - 0.15 * fan)
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            target = self.T_AMB + self.R_C_PER_W * self.effective_power()
+            self.temp_c += (target - self.temp_c) * self.DT_S / self.TAU_S
+            if self.sensor_present:
+                self.tree.write(TEMP, int(self.temp_c * 1000))
+            time.sleep(self.DT_S)
+
+    def hide_sensor(self):
+        self.sensor_present = False
+        os.unlink(self.tree.path(TEMP))
+
+    def show_sensor(self):
+        self.sensor_present = True
+
+
+class Daemon:
+    def __init__(self, tree, config, *extra):
+        self.log_path = os.path.join(tree.root, "..", os.path.basename(tree.root) + ".log")
+        self.log = open(self.log_path, "w+")
+        self.proc = subprocess.Popen(
+            [DAEMON, "--config", config, "--sysfs-root", tree.root, *extra],
+            stdout=self.log, stderr=subprocess.STDOUT)
+
+    def text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def wait_for_log(self, needle, timeout=10.0, count=1):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.text().count(needle) >= count:
+                return True
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        return False
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=10)
+        finally:
+            self.log.close()
+            os.unlink(self.log_path)
+
+
+def wait_until(predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+class DaemonEndToEnd(unittest.TestCase):
+    def setUp(self):
+        self.tree = Tree()
+        self.config = os.path.join(self.tree.root, "policy.yaml")
+        with open(self.config, "w") as f:
+            f.write(POLICY)
+
+    def tearDown(self):
+        self.tree.cleanup()
+
+    def test_full_scenario(self):
+        model = ThermalModel(self.tree)
+        model.start()
+        daemon = Daemon(self.tree, self.config)
+        try:
+            self.assertTrue(daemon.wait_for_log("running"), daemon.text())
+            # Cool start: level 0 means fan state 0 and the full CPU range.
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == 0, 3), daemon.text())
+            self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
+
+            # Hot: 5 W unthrottled would settle at 55 °C.
+            model.demand_w = 5.0
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) >= 1, 10), daemon.text())
+            time.sleep(4)
+            self.assertLess(model.temp_c, 52.0, "throttling kept the skin below the unthrottled 55 °C")
+            self.assertLess(model.min_cpu_seen, CPU_MAX_KHZ)
+
+            # The sensor file disappears: lost, safe level (3), then back.
+            model.hide_sensor()
+            self.assertTrue(daemon.wait_for_log("sensor skin: lost"), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == 3, 3), daemon.text())
+            model.show_sensor()
+            self.assertTrue(daemon.wait_for_log("readable again", timeout=5), daemon.text())
+
+            # Cool: 1 W settles at 35 °C; everything released.
+            model.demand_w = 1.0
+            released = lambda: self.tree.read_int(FAN) == 0 and self.tree.read_int(CPU) == CPU_MAX_KHZ
+            self.assertTrue(wait_until(released, 15), daemon.text())
+
+            # A bad reload keeps the old policy running.
+            with open(self.config, "w") as f:
+                f.write("version: 1\nsensors: [this is not a policy\n")
+            daemon.proc.send_signal(signal.SIGHUP)
+            self.assertTrue(daemon.wait_for_log("reload rejected"), daemon.text())
+            self.assertIsNone(daemon.proc.poll())
+            model.demand_w = 5.0
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) >= 1, 10),
+                            "old policy still drives the fan\n" + daemon.text())
+
+            # A good reload that drops the fan: the fan gets its original value.
+            with open(self.config, "w") as f:
+                f.write(POLICY_CPU_ONLY)
+            daemon.proc.send_signal(signal.SIGHUP)
+            self.assertTrue(daemon.wait_for_log("policy reloaded"), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == FAN_ORIGINAL, 3), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(CPU) == CPU_MIN_KHZ, 5), daemon.text())
+
+            # SIGTERM: originals back, clean exit.
+            code = daemon.stop()
+            self.assertEqual(code, 0)
+            self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
+            self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL)
+        finally:
+            model.stop_flag.set()
+            model.join()
+            if daemon.proc.poll() is None:
+                daemon.proc.kill()
+                daemon.proc.wait()
+
+    def test_dry_run_writes_nothing(self):
+        self.tree.write(TEMP, 55000)
+        out = subprocess.run([DAEMON, "--config", self.config, "--sysfs-root", self.tree.root,
+                              "--dry-run", "--once"], capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("would write", out.stderr)
+        self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL)
+        self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
+
+    def test_missing_hardware_exits_3_with_a_message(self):
+        shutil.rmtree(self.tree.path("class/thermal/thermal_zone0"))
+        out = subprocess.run([DAEMON, "--config", self.config, "--sysfs-root", self.tree.root],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 3, out.stderr)
+        self.assertIn("skin-therm", out.stderr)
+        self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL)
+
+    def test_bad_policy_exits_2_naming_the_file(self):
+        with open(self.config, "w") as f:
+            f.write("version: 1\nsensors:\n  skin: {source: {kind: thermal_zone}}\n  bogus_key: 1\n")
+        out = subprocess.run([DAEMON, "--config", self.config, "--sysfs-root", self.tree.root],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("policy.yaml:", out.stderr)
+
+    def test_read_only_knob_does_not_stop_the_daemon(self):
+        # /proc/sys/kernel/ngroups_max is numeric and read-only even for root.
+        ro = "/proc/sys/kernel/ngroups_max"
+        if not os.path.exists(ro):
+            self.skipTest("no read-only numeric file to link to")
+        fan = self.tree.path(FAN)
+        os.unlink(fan)
+        os.symlink(ro, fan)
+        self.tree.write("class/thermal/cooling_device0/max_state", 1 << 20)
+        self.tree.write(TEMP, 55000)
+        daemon = Daemon(self.tree, self.config)
+        try:
+            self.assertTrue(daemon.wait_for_log("running"), daemon.text())
+            self.assertTrue(daemon.wait_for_log("device fan: write"), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(CPU) < CPU_MAX_KHZ, 3), daemon.text())
+            self.assertIsNone(daemon.proc.poll())
+        finally:
+            self.assertEqual(daemon.stop(), 0)
+        self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--daemon", required=True)
+    args, rest = parser.parse_known_args()
+    DAEMON = os.path.abspath(args.daemon)
+    unittest.main(argv=[sys.argv[0], "-v", *rest])
