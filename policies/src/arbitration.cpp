@@ -29,12 +29,11 @@ void Engine::Impl::arbitrate(Time now) {
     DeviceDecision& out = decision.devices[di];
     std::uint32_t best = 0;
     std::optional<ControllerId> cause;
-    for (std::size_t ci = 0; ci < controllers.size(); ++ci) {
-      for (const detail::BindingRt& b : controllers[ci].bindings) {
-        if (b.device == di && b.request > best) {
-          best = b.request;
-          cause = ControllerId{static_cast<std::uint16_t>(ci)};
-        }
+    for (const auto& [ci, bi] : d.bound) {
+      const std::uint32_t request = controllers[ci].bindings[bi].request;
+      if (request > best) {
+        best = request;
+        cause = ControllerId{ci};
       }
     }
     const std::uint32_t lo = std::min(d.min_level, d.limit_level);

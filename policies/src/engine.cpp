@@ -169,6 +169,10 @@ CompileResult Engine::compile(const PolicySpec& spec) {
       r.bindings.push_back(detail::BindingRt{.device = device_ix.at(b.device), .weight = b.weight});
     }
     r.rows = c.table;
+    for (std::size_t j = 0; j < r.bindings.size(); ++j) {
+      m.devices[r.bindings[j].device].bound.emplace_back(static_cast<std::uint16_t>(i),
+                                                         static_cast<std::uint16_t>(j));
+    }
   }
 
   // One consumer per sensor that some zone or controller watches, with room

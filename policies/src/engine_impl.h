@@ -43,6 +43,9 @@ class SampleRing {
     buf_[(head_ + size_) % buf_.size()] = s;
     ++size_;
   }
+  void pop_back() {
+    if (size_ > 0) --size_;
+  }
   void pop_front() {
     if (size_ == 0) return;
     head_ = (head_ + 1) % buf_.size();
@@ -89,6 +92,7 @@ struct SensorRt {
   std::vector<SampleRing> history;
   // predictor: readings of the input inside the regression window.
   SampleRing samples;
+  double slope = 0.0;  // predictor: m°C per ms over `samples`
   // fir, predictor: when the value next changes with no new reading.
   std::optional<Time> next_change;
 
@@ -157,6 +161,8 @@ struct DeviceRt {
   std::uint32_t max_step_up = 0;
   std::uint32_t max_step_down = 0;
   Millis min_dwell{0};
+  // (controller, binding) pairs that bind this device, in controller order.
+  std::vector<std::pair<std::uint16_t, std::uint16_t>> bound;
   // Effective (spec + active profile).
   std::uint32_t min_level = 0;
   std::uint32_t limit_level = 0;

@@ -20,6 +20,8 @@
 //   where x_i(t) is the value x_i had at the last step at or before t (held).
 // - predictor: x + slope * horizon, the slope (m°C/ms) a least-squares fit
 //   over the readings of x in (now - window, now]; zero with fewer than two.
+//   Readings are thinned to about one per window/16 (a newer reading
+//   replaces the newest sample when it is that close to the one before).
 // Each transition between known and unknown produces one sensor_known or
 // sensor_unknown event. Sensors start out as known, so a sensor that has no
 // reading at the first step is announced as unknown.
@@ -37,22 +39,37 @@ using detail::SampleRing;
 using detail::SensorRt;
 using Kind = SensorSpec::Kind;
 
+// The predictor keeps at most about this many samples per window.
+constexpr std::int64_t kPredictorBuckets = 16;
+
 std::int32_t to_mc(double v) {
   constexpr double lo = std::numeric_limits<std::int32_t>::min();
   constexpr double hi = std::numeric_limits<std::int32_t>::max();
   return static_cast<std::int32_t>(std::clamp(std::round(v), lo, hi));
 }
 
-// Value held by a change-point history at time t: the latest change at or
-// before t, or the oldest kept one when t precedes them all.
-std::int32_t held_at(const SampleRing& h, Time t) {
-  for (std::size_t i = h.size(); i-- > 0;) {
-    if (h[i].t <= t) return h[i].mc;
+// Least-squares slope (m°C per ms) of the samples; 0 with fewer than two.
+double regression_slope(const SampleRing& w) {
+  if (w.size() < 2) return 0.0;
+  double mt = 0.0, mv = 0.0;
+  const double t0 = static_cast<double>(w[0].t.count());
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    mt += static_cast<double>(w[k].t.count()) - t0;
+    mv += w[k].mc;
   }
-  return h[0].mc;
+  mt /= static_cast<double>(w.size());
+  mv /= static_cast<double>(w.size());
+  double num = 0.0, den = 0.0;
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const double dt = static_cast<double>(w[k].t.count()) - t0 - mt;
+    num += dt * (w[k].mc - mv);
+    den += dt * dt;
+  }
+  return den > 0.0 ? num / den : 0.0;
 }
 
 void reset_time_state(SensorRt& s) {
+  s.slope = 0.0;
   s.ema_valid = false;
   for (SampleRing& h : s.history) h.clear();
   s.samples.clear();
@@ -136,14 +153,16 @@ void Engine::Impl::eval_sensors(Time now) {
               SampleRing& h = s.history[j];
               if (h.empty() || h.back().mc != x(j)) h.push({now, x(j)});
               while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
+              // Taps look at ever older times: one walk back through the
+              // change points finds each tap's held value, and the change
+              // after it is when that tap's value will next change.
+              std::size_t idx = h.size() - 1;
               for (std::uint32_t k = 0; k < taps; ++k) {
-                sum += s.weights[j * taps + k] * held_at(h, now - period * k);
-              }
-              // The output changes again when a change point slides past a tap.
-              for (std::size_t c = 1; c < h.size(); ++c) {
-                const std::int64_t k = (now - h[c].t) / period + 1;
-                if (k <= static_cast<std::int64_t>(taps) - 1) {
-                  const Time t = h[c].t + period * k;
+                const Time at = now - period * k;
+                while (idx > 0 && h[idx].t > at) --idx;
+                sum += s.weights[j * taps + k] * h[idx].mc;
+                if (k > 0 && idx + 1 < h.size()) {
+                  const Time t = h[idx + 1].t + period * k;
                   if (!s.next_change || t < *s.next_change) s.next_change = t;
                 }
               }
@@ -153,30 +172,27 @@ void Engine::Impl::eval_sensors(Time now) {
           }
           case Kind::predictor: {
             SampleRing& w = s.samples;
-            if (sensors[s.inputs[0]].fresh || w.empty()) w.push({now, x(0)});
-            while (w.size() > 1 && w[0].t <= now - spec_s.window) w.pop_front();
-            double slope = 0.0;  // m°C per ms
+            bool changed = false;
+            if (sensors[s.inputs[0]].fresh || w.empty()) {
+              // Readings closer than window/kPredictorBuckets to the one
+              // before the newest replace the newest, so the regression
+              // keeps a bounded number of samples spread over the window.
+              const Millis bucket = spec_s.window / kPredictorBuckets;
+              if (w.size() >= 2 && now - w[w.size() - 2].t < bucket) w.pop_back();
+              w.push({now, x(0)});
+              changed = true;
+            }
+            while (w.size() > 1 && w[0].t <= now - spec_s.window) {
+              w.pop_front();
+              changed = true;
+            }
+            if (changed) s.slope = regression_slope(w);
             if (w.size() >= 2) {
-              double mt = 0.0, mv = 0.0;
-              const double t0 = static_cast<double>(w[0].t.count());
-              for (std::size_t k = 0; k < w.size(); ++k) {
-                mt += static_cast<double>(w[k].t.count()) - t0;
-                mv += w[k].mc;
-              }
-              mt /= static_cast<double>(w.size());
-              mv /= static_cast<double>(w.size());
-              double num = 0.0, den = 0.0;
-              for (std::size_t k = 0; k < w.size(); ++k) {
-                const double dt = static_cast<double>(w[k].t.count()) - t0 - mt;
-                num += dt * (w[k].mc - mv);
-                den += dt * dt;
-              }
-              if (den > 0.0) slope = num / den;
               s.next_change = w[0].t + spec_s.window;
             } else {
               s.next_change.reset();
             }
-            v = to_mc(x(0) + slope * static_cast<double>(spec_s.horizon.count()) + s.offset_mc);
+            v = to_mc(x(0) + s.slope * static_cast<double>(spec_s.horizon.count()) + s.offset_mc);
             break;
           }
         }
