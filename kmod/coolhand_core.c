@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * coolhand core: the platform-independent "thermal sysfs driver" of §3.2 of
+ * "Cool Hand Linux" (OLS 2007). Sensor drivers register zones, component
+ * drivers register throttle controls, platform code binds them. The core
+ * decides which temperature changes are worth an event (the granularity
+ * user space asked for), tracks trip crossings, applies throttling levels
+ * and hands everything to sysfs, netlink and the thermal framework.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "coolhand_internal.h"
+
+unsigned int coolhand_default_step_mc = 1000;
+module_param_named(default_step_mc, coolhand_default_step_mc, uint, 0444);
+MODULE_PARM_DESC(default_step_mc,
+		 "Event step below and above the last reported temperature of a new zone, m°C (1..100000, default 1000)");
+
+/* Guards the id maps and every binding list (coolhand_internal.h). */
+DEFINE_MUTEX(coolhand_lock);
+DEFINE_IDR(coolhand_zone_idr);
+DEFINE_IDR(coolhand_throttle_idr);
+
+struct class coolhand_class = {
+	.name = "coolhand",
+	.owner = THIS_MODULE,
+};
+
+static const char * const coolhand_kind_names[] = {
+	[COOLHAND_KIND_CPU] = "cpu",
+	[COOLHAND_KIND_COMPONENT] = "component",
+	[COOLHAND_KIND_CLUSTER] = "cluster",
+	[COOLHAND_KIND_SKIN] = "skin",
+};
+
+const char *coolhand_kind_name(enum coolhand_zone_kind kind)
+{
+	if ((unsigned int)kind >= ARRAY_SIZE(coolhand_kind_names))
+		return "unknown";
+	return coolhand_kind_names[kind];
+}
+
+int coolhand_kind_parse(const char *s, enum coolhand_zone_kind *kind)
+{
+	int i = sysfs_match_string(coolhand_kind_names, s);
+
+	if (i < 0)
+		return -EINVAL;
+	*kind = i;
+	return 0;
+}
+
+/* Reads the sensor; the caller holds zone->lock. */
+int __coolhand_zone_read_temp(struct coolhand_zone *zone, int *temp_mc)
+{
+	lockdep_assert_held(&zone->lock);
+	return zone->ops->read_temp(zone, temp_mc);
+}
+
+int coolhand_zone_read_temp(struct coolhand_zone *zone, int *temp_mc)
+{
+	int ret;
+
+	mutex_lock(&zone->lock);
+	ret = __coolhand_zone_read_temp(zone, temp_mc);
+	mutex_unlock(&zone->lock);
+	return ret;
+}
+
+static int coolhand_clamp_mc(s64 v)
+{
+	return clamp_t(s64, v, INT_MIN, INT_MAX);
+}
+
+/*
+ * The event window (low, high) of a zone, in m°C: a sample T is reported
+ * when T <= low or T >= high. Step mode centres it on the last reported
+ * temperature R: (R - step_below, R + step_above); since steps are >= 1 an
+ * unchanged temperature is never reported. Window mode uses the fixed
+ * window user space set.
+ */
+void __coolhand_event_window(struct coolhand_zone *zone, int *low, int *high)
+{
+	lockdep_assert_held(&zone->lock);
+
+	if (zone->mode == COOLHAND_EVENT_WINDOW) {
+		*low = zone->win_low_mc;
+		*high = zone->win_high_mc;
+	} else {
+		*low = coolhand_clamp_mc((s64)zone->reported_mc -
+					 zone->step_below_mc);
+		*high = coolhand_clamp_mc((s64)zone->reported_mc +
+					  zone->step_above_mc);
+	}
+}
+
+/*
+ * Program the sensor's interrupt window. It is the intersection of
+ * - the event window (the granularity user space asked for),
+ * - the next crossing of every trip: a reached trip is left at
+ *   T <= temp - hyst - 1, an unreached one is crossed at T >= temp,
+ * - the window the thermal core asked for through set_trips,
+ * so the sensor interrupts for every change any consumer cares about and
+ * for nothing else. Unchanged windows are not reprogrammed.
+ */
+void __coolhand_zone_program(struct coolhand_zone *zone)
+{
+	int low, high;
+	unsigned int i;
+
+	lockdep_assert_held(&zone->lock);
+
+	if (!zone->ops->set_window)
+		return;
+
+	__coolhand_event_window(zone, &low, &high);
+	for (i = 0; i < zone->num_trips; i++) {
+		const struct coolhand_trip_state *ts = &zone->trips[i];
+
+		if (ts->reached)
+			low = max(low, coolhand_clamp_mc((s64)ts->trip.temp_mc -
+							 ts->trip.hyst_mc - 1));
+		else
+			high = min(high, ts->trip.temp_mc);
+	}
+	low = max(low, zone->tz_low_mc);
+	high = min(high, zone->tz_high_mc);
+
+	if (zone->hw_valid && zone->hw_low_mc == low && zone->hw_high_mc == high)
+		return;
+	if (zone->ops->set_window(zone, low, high)) {
+		zone->hw_valid = false;
+		dev_err_ratelimited(&zone->dev, "cannot set sensor window\n");
+		return;
+	}
+	zone->hw_low_mc = low;
+	zone->hw_high_mc = high;
+	zone->hw_valid = true;
+}
+
+/*
+ * Evaluate a fresh sample T of a zone:
+ * - T is meaningful when it lies outside the event window (see
+ *   __coolhand_event_window). Then it is reported (EVENT_TEMP, carrying the
+ *   previously reported temperature), becomes the new reported temperature
+ *   and sets temp1_alarm.
+ * - A trip is crossed upward when T >= its temp while not reached: it
+ *   becomes reached, its alarm latches, EVENT_TRIP(UP) is sent. A reached
+ *   trip is crossed downward when T < temp - hyst: EVENT_TRIP(DOWN). Trip
+ *   events do not depend on the event window.
+ * - The sensor window is then reprogrammed.
+ * Events are sent with zone->lock held so that they leave in the order the
+ * samples were evaluated.
+ */
+static void __coolhand_zone_evaluate(struct coolhand_zone *zone, int temp_mc)
+{
+	u64 now_ns = ktime_get_ns();
+	int low, high;
+	unsigned int i;
+
+	lockdep_assert_held(&zone->lock);
+
+	__coolhand_event_window(zone, &low, &high);
+	if (temp_mc <= low || temp_mc >= high) {
+		coolhand_event_temp(zone->id, temp_mc, zone->reported_mc,
+				    now_ns);
+		zone->reported_mc = temp_mc;
+		zone->temp_alarm = true;
+	}
+
+	for (i = 0; i < zone->num_trips; i++) {
+		struct coolhand_trip_state *ts = &zone->trips[i];
+
+		if (!ts->reached && temp_mc >= ts->trip.temp_mc) {
+			ts->reached = true;
+			ts->alarm = true;
+			coolhand_event_trip(zone->id, ts->trip.type,
+					    COOLHAND_TRIP_UP, ts->trip.temp_mc,
+					    temp_mc, now_ns);
+		} else if (ts->reached &&
+			   (s64)temp_mc < (s64)ts->trip.temp_mc - ts->trip.hyst_mc) {
+			ts->reached = false;
+			if (ts->trip.type == COOLHAND_TRIP_CRITICAL)
+				zone->crit_logged = false;
+			coolhand_event_trip(zone->id, ts->trip.type,
+					    COOLHAND_TRIP_DOWN, ts->trip.temp_mc,
+					    temp_mc, now_ns);
+		}
+	}
+
+	__coolhand_zone_program(zone);
+}
+
+/**
+ * coolhand_zone_notify() - tell the core that a zone's temperature changed
+ * @zone: the zone
+ *
+ * Called by a sensor driver when the temperature left the window given to
+ * set_window (its interrupt), and by the core's polling for other sensors.
+ * Reads the sensor, sends the events the change deserves and lets the
+ * thermal core's governor run. Must not be called concurrently with or after
+ * coolhand_zone_unregister() of @zone; may sleep.
+ *
+ * Return: 0, or the error of the sensor read.
+ */
+int coolhand_zone_notify(struct coolhand_zone *zone)
+{
+	int temp_mc, ret;
+
+	mutex_lock(&zone->lock);
+	ret = __coolhand_zone_read_temp(zone, &temp_mc);
+	if (!ret)
+		__coolhand_zone_evaluate(zone, temp_mc);
+	mutex_unlock(&zone->lock);
+
+	if (!ret)
+		coolhand_thermal_update(zone);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(coolhand_zone_notify);
+
+/**
+ * coolhand_zone_set_steps() - event granularity around the current temperature
+ * @zone: the zone
+ * @below_mc: report temperatures <= reported - @below_mc, m°C
+ * @above_mc: report temperatures >= reported + @above_mc, m°C
+ *
+ * Switches the zone to step mode. Steps must be within
+ * COOLHAND_STEP_MIN_MC..COOLHAND_STEP_MAX_MC.
+ *
+ * Return: 0 or -EINVAL (nothing changed).
+ */
+int coolhand_zone_set_steps(struct coolhand_zone *zone, u32 below_mc,
+			    u32 above_mc)
+{
+	if (below_mc < COOLHAND_STEP_MIN_MC || below_mc > COOLHAND_STEP_MAX_MC ||
+	    above_mc < COOLHAND_STEP_MIN_MC || above_mc > COOLHAND_STEP_MAX_MC)
+		return -EINVAL;
+
+	mutex_lock(&zone->lock);
+	zone->mode = COOLHAND_EVENT_STEP;
+	zone->step_below_mc = below_mc;
+	zone->step_above_mc = above_mc;
+	__coolhand_zone_program(zone);
+	mutex_unlock(&zone->lock);
+	return 0;
+}
+
+/**
+ * coolhand_zone_set_window() - fixed event window
+ * @zone: the zone
+ * @low_mc: report temperatures <= @low_mc, m°C
+ * @high_mc: report temperatures >= @high_mc, m°C
+ *
+ * Switches the zone to window mode: every sample outside (@low_mc, @high_mc)
+ * is reported until user space moves the window. Both limits must lie in
+ * COOLHAND_TEMP_MIN_MC..COOLHAND_TEMP_MAX_MC and @low_mc < @high_mc.
+ *
+ * Return: 0 or -EINVAL (nothing changed).
+ */
+int coolhand_zone_set_window(struct coolhand_zone *zone, int low_mc,
+			     int high_mc)
+{
+	if (low_mc < COOLHAND_TEMP_MIN_MC || high_mc > COOLHAND_TEMP_MAX_MC ||
+	    low_mc >= high_mc)
+		return -EINVAL;
+
+	mutex_lock(&zone->lock);
+	zone->mode = COOLHAND_EVENT_WINDOW;
+	zone->win_low_mc = low_mc;
+	zone->win_high_mc = high_mc;
+	__coolhand_zone_program(zone);
+	mutex_unlock(&zone->lock);
+	return 0;
+}
+
+static void coolhand_zone_poll(struct work_struct *work)
+{
+	struct coolhand_zone *zone = container_of(to_delayed_work(work),
+						  struct coolhand_zone,
+						  poll_work);
+
+	coolhand_zone_notify(zone);
+	queue_delayed_work(system_freezable_power_efficient_wq,
+			   &zone->poll_work, msecs_to_jiffies(zone->poll_ms));
+}
+
+static void coolhand_zone_release(struct device *dev)
+{
+	kfree(to_coolhand_zone(dev));
+}
+
+static int coolhand_check_name(const char *name)
+{
+	if (!name || !name[0] || strlen(name) >= COOLHAND_NAME_LEN)
+		return -EINVAL;
+	return 0;
+}
+
+static int coolhand_check_sensor_desc(const struct coolhand_sensor_desc *desc)
+{
+	bool seen[2] = { false, false };
+	unsigned int i;
+
+	if (!desc || coolhand_check_name(desc->name) || !desc->ops ||
+	    !desc->ops->read_temp ||
+	    (unsigned int)desc->kind >= ARRAY_SIZE(coolhand_kind_names))
+		return -EINVAL;
+	if (!desc->ops->set_window && !desc->poll_ms)
+		return -EINVAL;
+	if (desc->num_trips > COOLHAND_MAX_TRIPS ||
+	    (desc->num_trips && !desc->trips))
+		return -EINVAL;
+	if (desc->governor && strlen(desc->governor) >= THERMAL_NAME_LENGTH)
+		return -EINVAL;
+
+	for (i = 0; i < desc->num_trips; i++) {
+		const struct coolhand_trip *t = &desc->trips[i];
+
+		if ((unsigned int)t->type >= ARRAY_SIZE(seen) || seen[t->type])
+			return -EINVAL;
+		if (t->temp_mc <= 0 || t->temp_mc > COOLHAND_TEMP_MAX_MC ||
+		    t->hyst_mc < 0 || t->hyst_mc > t->temp_mc)
+			return -EINVAL;
+		seen[t->type] = true;
+	}
+	return 0;
+}
+
+static void coolhand_zone_init_state(struct coolhand_zone *zone,
+				     const struct coolhand_sensor_desc *desc)
+{
+	unsigned int i;
+
+	zone->passive = -1;
+	zone->crit = -1;
+	zone->num_trips = desc->num_trips;
+	for (i = 0; i < desc->num_trips; i++) {
+		zone->trips[i].trip = desc->trips[i];
+		if (desc->trips[i].type == COOLHAND_TRIP_PASSIVE)
+			zone->passive = i;
+		else
+			zone->crit = i;
+	}
+	zone->mode = COOLHAND_EVENT_STEP;
+	zone->step_below_mc = coolhand_default_step_mc;
+	zone->step_above_mc = coolhand_default_step_mc;
+	zone->tz_low_mc = INT_MIN;
+	zone->tz_high_mc = INT_MAX;
+	if (desc->governor)
+		strscpy(zone->tzp.governor_name, desc->governor,
+			sizeof(zone->tzp.governor_name));
+}
+
+/**
+ * coolhand_zone_register() - register a sensor as a coolhand zone
+ * @parent: the sensor's device, or NULL
+ * @desc: name, kind, ops and trips; only @desc->ops must outlive the zone
+ * @drvdata: driver data, see coolhand_zone_get_drvdata()
+ *
+ * Creates /sys/class/coolhand/zone<id>, mirrors the zone into the thermal
+ * framework and reads the first temperature (no event). Trips already
+ * exceeded at registration are reported by the first notify.
+ *
+ * Return: the zone or an ERR_PTR().
+ */
+struct coolhand_zone *
+coolhand_zone_register(struct device *parent,
+		       const struct coolhand_sensor_desc *desc, void *drvdata)
+{
+	struct coolhand_zone *zone;
+	int temp_mc, ret;
+
+	ret = coolhand_check_sensor_desc(desc);
+	if (ret)
+		return ERR_PTR(ret);
+
+	zone = kzalloc(sizeof(*zone), GFP_KERNEL);
+	if (!zone)
+		return ERR_PTR(-ENOMEM);
+
+	strscpy(zone->name, desc->name, sizeof(zone->name));
+	zone->kind = desc->kind;
+	zone->ops = desc->ops;
+	zone->drvdata = drvdata;
+	zone->poll_ms = desc->poll_ms;
+	mutex_init(&zone->lock);
+	INIT_LIST_HEAD(&zone->bindings);
+	INIT_DELAYED_WORK(&zone->poll_work, coolhand_zone_poll);
+	coolhand_zone_init_state(zone, desc);
+
+	ret = zone->ops->read_temp(zone, &temp_mc);
+	if (ret)
+		goto err_free;
+	zone->reported_mc = temp_mc;
+
+	mutex_lock(&coolhand_lock);
+	ret = idr_alloc(&coolhand_zone_idr, NULL, 0, 0, GFP_KERNEL);
+	mutex_unlock(&coolhand_lock);
+	if (ret < 0)
+		goto err_free;
+	zone->id = ret;
+
+	device_initialize(&zone->dev);
+	zone->dev.class = &coolhand_class;
+	zone->dev.parent = parent;
+	zone->dev.groups = coolhand_zone_groups;
+	zone->dev.release = coolhand_zone_release;
+	ret = dev_set_name(&zone->dev, "zone%d", zone->id);
+	if (ret)
+		goto err_put;
+	ret = device_add(&zone->dev);
+	if (ret)
+		goto err_put;
+
+	mutex_lock(&zone->lock);
+	__coolhand_zone_program(zone);
+	mutex_unlock(&zone->lock);
+
+	ret = coolhand_thermal_zone_add(zone);
+	if (ret)
+		goto err_del;
+
+	if (!zone->ops->set_window)
+		queue_delayed_work(system_freezable_power_efficient_wq,
+				   &zone->poll_work,
+				   msecs_to_jiffies(zone->poll_ms));
+
+	mutex_lock(&coolhand_lock);
+	idr_replace(&coolhand_zone_idr, zone, zone->id);
+	mutex_unlock(&coolhand_lock);
+	return zone;
+
+err_del:
+	device_del(&zone->dev);
+err_put:
+	mutex_lock(&coolhand_lock);
+	idr_remove(&coolhand_zone_idr, zone->id);
+	mutex_unlock(&coolhand_lock);
+	put_device(&zone->dev);
+	return ERR_PTR(ret);
+err_free:
+	kfree(zone);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(coolhand_zone_register);
+
+static void __coolhand_binding_free(struct coolhand_binding *b)
+{
+	lockdep_assert_held(&coolhand_lock);
+
+	coolhand_thermal_unbind(b);
+	sysfs_remove_link(&b->zone->dev.kobj, dev_name(b->thr->dev));
+	list_del(&b->zone_node);
+	list_del(&b->thr_node);
+	kfree(b);
+}
+
+/**
+ * coolhand_zone_unregister() - remove a zone
+ * @zone: the zone, or NULL
+ *
+ * Unbinds its throttle controls and removes it from sysfs, netlink and the
+ * thermal framework. No zone op is called after this returns.
+ */
+void coolhand_zone_unregister(struct coolhand_zone *zone)
+{
+	struct coolhand_binding *b, *tmp;
+
+	if (!zone)
+		return;
+
+	mutex_lock(&coolhand_lock);
+	idr_remove(&coolhand_zone_idr, zone->id);
+	list_for_each_entry_safe(b, tmp, &zone->bindings, zone_node)
+		__coolhand_binding_free(b);
+	mutex_unlock(&coolhand_lock);
+
+	cancel_delayed_work_sync(&zone->poll_work);
+	coolhand_thermal_zone_remove(zone);
+	device_unregister(&zone->dev);
+}
+EXPORT_SYMBOL_GPL(coolhand_zone_unregister);
+
+void *coolhand_zone_get_drvdata(struct coolhand_zone *zone)
+{
+	return zone->drvdata;
+}
+EXPORT_SYMBOL_GPL(coolhand_zone_get_drvdata);
+
+int coolhand_zone_id(struct coolhand_zone *zone)
+{
+	return zone->id;
+}
+EXPORT_SYMBOL_GPL(coolhand_zone_id);
+
+int coolhand_throttle_get_level(struct coolhand_throttle *thr,
+				unsigned int *level)
+{
+	unsigned int l;
+	int ret;
+
+	mutex_lock(&thr->lock);
+	ret = thr->ops->get_level(thr, &l);
+	if (!ret && l > thr->max_level)
+		ret = -EIO;
+	if (!ret) {
+		thr->level = l;
+		*level = l;
+	}
+	mutex_unlock(&thr->lock);
+	return ret;
+}
+
+/**
+ * coolhand_throttle_set_level() - apply a throttling level
+ * @thr: the throttle control
+ * @level: 0 (full performance) .. max_level (deepest throttling)
+ *
+ * Used by the throttling sysfs file, the netlink LEVEL_SET command and the
+ * thermal core (cooling device cur_state). A change of level is reported
+ * with EVENT_THROTTLE.
+ *
+ * Return: 0, -EINVAL for an out-of-range level (nothing changed), or the
+ * driver's error.
+ */
+int coolhand_throttle_set_level(struct coolhand_throttle *thr,
+				unsigned int level)
+{
+	int ret;
+
+	if (level > thr->max_level)
+		return -EINVAL;
+
+	mutex_lock(&thr->lock);
+	ret = thr->ops->set_level(thr, level);
+	if (!ret && thr->level != level) {
+		thr->level = level;
+		coolhand_event_throttle(thr->id, level, ktime_get_ns());
+	}
+	mutex_unlock(&thr->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(coolhand_throttle_set_level);
+
+static int
+coolhand_check_throttle_desc(struct device *dev,
+			     const struct coolhand_throttle_desc *desc)
+{
+	unsigned int i;
+
+	if (!dev || !desc || coolhand_check_name(desc->name) || !desc->ops ||
+	    !desc->ops->get_level || !desc->ops->set_level ||
+	    desc->max_level < 1 || desc->max_level > U16_MAX)
+		return -EINVAL;
+	if (desc->power_mw) {
+		for (i = 1; i <= desc->max_level; i++)
+			if (desc->power_mw[i] > desc->power_mw[i - 1])
+				return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * coolhand_throttle_register() - register a component's throttle control
+ * @dev: the component's device; gets the files throttling and
+ *	 throttling_max. At most one control per device.
+ * @desc: name, levels, ops and power table; only @desc->ops must outlive
+ *	  the control
+ * @drvdata: driver data, see coolhand_throttle_get_drvdata()
+ *
+ * Also registers a thermal cooling device of type @desc->name.
+ *
+ * Return: the control or an ERR_PTR().
+ */
+struct coolhand_throttle *
+coolhand_throttle_register(struct device *dev,
+			   const struct coolhand_throttle_desc *desc,
+			   void *drvdata)
+{
+	struct coolhand_throttle *thr;
+	int ret;
+
+	ret = coolhand_check_throttle_desc(dev, desc);
+	if (ret)
+		return ERR_PTR(ret);
+
+	thr = kzalloc(sizeof(*thr), GFP_KERNEL);
+	if (!thr)
+		return ERR_PTR(-ENOMEM);
+
+	strscpy(thr->name, desc->name, sizeof(thr->name));
+	thr->ops = desc->ops;
+	thr->drvdata = drvdata;
+	thr->max_level = desc->max_level;
+	mutex_init(&thr->lock);
+	INIT_LIST_HEAD(&thr->bindings);
+	if (desc->power_mw) {
+		thr->power_mw = kmemdup(desc->power_mw,
+					(desc->max_level + 1) * sizeof(u32),
+					GFP_KERNEL);
+		if (!thr->power_mw) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
+	ret = coolhand_throttle_get_level(thr, &thr->level);
+	if (ret)
+		goto err_free;
+	thr->dev = get_device(dev);
+
+	mutex_lock(&coolhand_lock);
+	ret = idr_alloc(&coolhand_throttle_idr, NULL, 0, 0, GFP_KERNEL);
+	mutex_unlock(&coolhand_lock);
+	if (ret < 0)
+		goto err_put_dev;
+	thr->id = ret;
+
+	coolhand_throttle_init_attrs(thr);
+	ret = sysfs_create_group(&dev->kobj, &thr->group);
+	if (ret)
+		goto err_remove_id;
+
+	ret = coolhand_thermal_cdev_add(thr);
+	if (ret)
+		goto err_remove_group;
+
+	mutex_lock(&coolhand_lock);
+	idr_replace(&coolhand_throttle_idr, thr, thr->id);
+	mutex_unlock(&coolhand_lock);
+	return thr;
+
+err_remove_group:
+	sysfs_remove_group(&dev->kobj, &thr->group);
+err_remove_id:
+	mutex_lock(&coolhand_lock);
+	idr_remove(&coolhand_throttle_idr, thr->id);
+	mutex_unlock(&coolhand_lock);
+err_put_dev:
+	put_device(dev);
+err_free:
+	kfree(thr->power_mw);
+	kfree(thr);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(coolhand_throttle_register);
+
+/**
+ * coolhand_throttle_unregister() - remove a throttle control
+ * @thr: the control, or NULL
+ *
+ * Unbinds it from all zones and removes its files, netlink presence and
+ * cooling device. No throttle op is called after this returns.
+ */
+void coolhand_throttle_unregister(struct coolhand_throttle *thr)
+{
+	struct coolhand_binding *b, *tmp;
+
+	if (!thr)
+		return;
+
+	mutex_lock(&coolhand_lock);
+	idr_remove(&coolhand_throttle_idr, thr->id);
+	list_for_each_entry_safe(b, tmp, &thr->bindings, thr_node)
+		__coolhand_binding_free(b);
+	mutex_unlock(&coolhand_lock);
+
+	coolhand_thermal_cdev_remove(thr);
+	sysfs_remove_group(&thr->dev->kobj, &thr->group);
+	put_device(thr->dev);
+	kfree(thr->power_mw);
+	kfree(thr);
+}
+EXPORT_SYMBOL_GPL(coolhand_throttle_unregister);
+
+void *coolhand_throttle_get_drvdata(struct coolhand_throttle *thr)
+{
+	return thr->drvdata;
+}
+EXPORT_SYMBOL_GPL(coolhand_throttle_get_drvdata);
+
+/**
+ * coolhand_bind() - associate a throttle control with a zone
+ * @zone: the zone
+ * @thr: the throttle control
+ * @weight: thermal-core weight (THERMAL_WEIGHT_DEFAULT for the default)
+ *
+ * Adds the link /sys/class/coolhand/zone<id>/<device name> and binds the
+ * cooling device to the zone's passive trip in the thermal framework, so
+ * the zone's kernel governor can drive it.
+ *
+ * Return: 0, -EEXIST if already bound, or another error.
+ */
+int coolhand_bind(struct coolhand_zone *zone, struct coolhand_throttle *thr,
+		  unsigned int weight)
+{
+	struct coolhand_binding *b;
+	int ret;
+
+	mutex_lock(&coolhand_lock);
+	list_for_each_entry(b, &zone->bindings, zone_node) {
+		if (b->thr == thr) {
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+	}
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	b->zone = zone;
+	b->thr = thr;
+	b->weight = weight;
+
+	ret = sysfs_create_link(&zone->dev.kobj, &thr->dev->kobj,
+				dev_name(thr->dev));
+	if (ret)
+		goto err_free;
+	ret = coolhand_thermal_bind(b);
+	if (ret)
+		goto err_remove_link;
+
+	list_add_tail(&b->zone_node, &zone->bindings);
+	list_add_tail(&b->thr_node, &thr->bindings);
+	mutex_unlock(&coolhand_lock);
+	return 0;
+
+err_remove_link:
+	sysfs_remove_link(&zone->dev.kobj, dev_name(thr->dev));
+err_free:
+	kfree(b);
+out_unlock:
+	mutex_unlock(&coolhand_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(coolhand_bind);
+
+/**
+ * coolhand_unbind() - undo coolhand_bind()
+ * @zone: the zone
+ * @thr: the throttle control
+ */
+void coolhand_unbind(struct coolhand_zone *zone, struct coolhand_throttle *thr)
+{
+	struct coolhand_binding *b, *tmp;
+
+	mutex_lock(&coolhand_lock);
+	list_for_each_entry_safe(b, tmp, &zone->bindings, zone_node)
+		if (b->thr == thr)
+			__coolhand_binding_free(b);
+	mutex_unlock(&coolhand_lock);
+}
+EXPORT_SYMBOL_GPL(coolhand_unbind);
+
+static int __init coolhand_init(void)
+{
+	int ret;
+
+	if (coolhand_default_step_mc < COOLHAND_STEP_MIN_MC ||
+	    coolhand_default_step_mc > COOLHAND_STEP_MAX_MC) {
+		pr_err("default_step_mc must be %d..%d\n",
+		       COOLHAND_STEP_MIN_MC, COOLHAND_STEP_MAX_MC);
+		return -EINVAL;
+	}
+
+	ret = class_register(&coolhand_class);
+	if (ret)
+		return ret;
+	ret = coolhand_netlink_init();
+	if (ret)
+		goto err_unregister_class;
+	ret = coolhand_emul_init();
+	if (ret)
+		goto err_netlink_exit;
+	return 0;
+
+err_netlink_exit:
+	coolhand_netlink_exit();
+err_unregister_class:
+	class_unregister(&coolhand_class);
+	return ret;
+}
+
+static void __exit coolhand_exit(void)
+{
+	coolhand_emul_exit();
+	coolhand_netlink_exit();
+	class_unregister(&coolhand_class);
+	idr_destroy(&coolhand_zone_idr);
+	idr_destroy(&coolhand_throttle_idr);
+}
+
+module_init(coolhand_init);
+module_exit(coolhand_exit);
+
+MODULE_DESCRIPTION("coolhand: thermal zones, throttling controls and netlink thermal events for handhelds");
+MODULE_AUTHOR("coolhand developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Emulated platform: an "embedded controller" with N temperature sensors and
+ * M throttleable components, for tests, the simulator and trace replay. It
+ * is an ordinary client of the exported coolhand API, like a real platform
+ * driver would be.
+ *
+ * Created at module load from module parameters (emul_zones, emul_devices,
+ * ...). User space sets temperatures by writing m°C to
+ * /sys/devices/coolhand_emul/sensor<i>/temp. Like the EC of §3.8 of the
+ * paper, the emulated controller decides whether a change is meaningful
+ * from the window the core programmed (the policy's granularity and the
+ * trips): only a temperature <= low or >= high raises an "interrupt"
+ * (coolhand_zone_notify()); any other write just updates the reading.
+ */
+
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/thermal.h>
+
+#include "coolhand_internal.h"
+
+#define COOLHAND_EMUL_MAX	16
+
+static unsigned int emul_zones;
+module_param(emul_zones, uint, 0444);
+MODULE_PARM_DESC(emul_zones, "Number of emulated zones (0..16, default 0)");
+
+static unsigned int emul_devices;
+module_param(emul_devices, uint, 0444);
+MODULE_PARM_DESC(emul_devices,
+		 "Number of emulated throttle devices (0..16, default 0)");
+
+static char *emul_kind[COOLHAND_EMUL_MAX];
+static unsigned int emul_kind_count;
+module_param_array(emul_kind, charp, &emul_kind_count, 0444);
+MODULE_PARM_DESC(emul_kind,
+		 "Kind of each emulated zone: cpu, component, cluster or skin (default component)");
+
+static unsigned int emul_max_level = 10;
+module_param(emul_max_level, uint, 0444);
+MODULE_PARM_DESC(emul_max_level,
+		 "throttling_max of the emulated devices (1..1000, default 10)");
+
+static int emul_start_mc = 35000;
+module_param(emul_start_mc, int, 0444);
+MODULE_PARM_DESC(emul_start_mc,
+		 "Initial temperature of the emulated sensors, m°C (default 35000)");
+
+static int emul_passive_mc = 60000;
+module_param(emul_passive_mc, int, 0444);
+MODULE_PARM_DESC(emul_passive_mc,
+		 "Passive trip of the emulated zones, m°C; 0 = none (default 60000)");
+
+static int emul_passive_hyst_mc = 2000;
+module_param(emul_passive_hyst_mc, int, 0444);
+MODULE_PARM_DESC(emul_passive_hyst_mc,
+		 "Hysteresis of the passive trip, m°C (default 2000)");
+
+static int emul_crit_mc = 95000;
+module_param(emul_crit_mc, int, 0444);
+MODULE_PARM_DESC(emul_crit_mc,
+		 "Critical trip of the emulated zones, m°C; 0 = none (default 95000)");
+
+static bool emul_bind = true;
+module_param(emul_bind, bool, 0444);
+MODULE_PARM_DESC(emul_bind,
+		 "Bind every emulated device to every emulated zone (default on)");
+
+/**
+ * struct coolhand_emul_sensor - one emulated temperature sensor
+ * @dev:	/sys/devices/coolhand_emul/sensor<i>
+ * @notify_lock: serialises interrupts against detaching @zone
+ * @zone:	the registered zone, NULL while detached; under @notify_lock
+ * @lock:	protects the fields below
+ * @temp_mc:	current temperature, m°C
+ * @low_mc:	interrupt at or below this temperature, m°C
+ * @high_mc:	interrupt at or above this temperature, m°C
+ * @interrupts:	number of interrupts raised
+ */
+struct coolhand_emul_sensor {
+	struct device dev;
+	struct mutex notify_lock; /* see @notify_lock above */
+	struct coolhand_zone *zone;
+
+	spinlock_t lock; /* see @lock above */
+	int temp_mc;
+	int low_mc;
+	int high_mc;
+	unsigned long interrupts;
+};
+
+#define to_emul_sensor(d) container_of(d, struct coolhand_emul_sensor, dev)
+
+/**
+ * struct coolhand_emul_device - one emulated throttleable component
+ * @dev:	/sys/devices/coolhand_emul/throttle<i>; gets the throttling files
+ * @thr:	the registered throttle control
+ * @level:	applied level; serialised by the core's throttle lock
+ */
+struct coolhand_emul_device {
+	struct device dev;
+	struct coolhand_throttle *thr;
+	unsigned int level;
+};
+
+#define to_emul_device(d) container_of(d, struct coolhand_emul_device, dev)
+
+static struct device *emul_root;
+static struct coolhand_emul_sensor *emul_sensor[COOLHAND_EMUL_MAX];
+static struct coolhand_emul_device *emul_device[COOLHAND_EMUL_MAX];
+static u32 *emul_power_mw;
+
+static int coolhand_emul_read_temp(struct coolhand_zone *zone, int *temp_mc)
+{
+	struct coolhand_emul_sensor *s = coolhand_zone_get_drvdata(zone);
+
+	spin_lock(&s->lock);
+	*temp_mc = s->temp_mc;
+	spin_unlock(&s->lock);
+	return 0;
+}
+
+static int coolhand_emul_set_window(struct coolhand_zone *zone, int low_mc,
+				    int high_mc)
+{
+	struct coolhand_emul_sensor *s = coolhand_zone_get_drvdata(zone);
+
+	spin_lock(&s->lock);
+	s->low_mc = low_mc;
+	s->high_mc = high_mc;
+	spin_unlock(&s->lock);
+	return 0;
+}
+
+static const struct coolhand_sensor_ops coolhand_emul_sensor_ops = {
+	.read_temp = coolhand_emul_read_temp,
+	.set_window = coolhand_emul_set_window,
+};
+
+static ssize_t temp_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct coolhand_emul_sensor *s = to_emul_sensor(dev);
+	int temp_mc;
+
+	spin_lock(&s->lock);
+	temp_mc = s->temp_mc;
+	spin_unlock(&s->lock);
+	return sysfs_emit(buf, "%d\n", temp_mc);
+}
+
+/* Set the temperature; interrupt when it left the programmed window. */
+static ssize_t temp_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct coolhand_emul_sensor *s = to_emul_sensor(dev);
+	bool interrupt;
+	int temp_mc;
+
+	if (kstrtoint(buf, 10, &temp_mc) || temp_mc < COOLHAND_TEMP_MIN_MC ||
+	    temp_mc > COOLHAND_TEMP_MAX_MC)
+		return -EINVAL;
+
+	mutex_lock(&s->notify_lock);
+	spin_lock(&s->lock);
+	s->temp_mc = temp_mc;
+	interrupt = temp_mc <= s->low_mc || temp_mc >= s->high_mc;
+	if (interrupt)
+		s->interrupts++;
+	spin_unlock(&s->lock);
+	if (interrupt && s->zone)
+		coolhand_zone_notify(s->zone);
+	mutex_unlock(&s->notify_lock);
+	return count;
+}
+static DEVICE_ATTR_RW(temp);
+
+static ssize_t window_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct coolhand_emul_sensor *s = to_emul_sensor(dev);
+	int low, high;
+
+	spin_lock(&s->lock);
+	low = s->low_mc;
+	high = s->high_mc;
+	spin_unlock(&s->lock);
+	return sysfs_emit(buf, "%d %d\n", low, high);
+}
+static DEVICE_ATTR_RO(window);
+
+static ssize_t interrupts_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct coolhand_emul_sensor *s = to_emul_sensor(dev);
+	unsigned long n;
+
+	spin_lock(&s->lock);
+	n = s->interrupts;
+	spin_unlock(&s->lock);
+	return sysfs_emit(buf, "%lu\n", n);
+}
+static DEVICE_ATTR_RO(interrupts);
+
+static struct attribute *coolhand_emul_sensor_attrs[] = {
+	&dev_attr_temp.attr,
+	&dev_attr_window.attr,
+	&dev_attr_interrupts.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(coolhand_emul_sensor);
+
+static int coolhand_emul_get_level(struct coolhand_throttle *thr,
+				   unsigned int *level)
+{
+	struct coolhand_emul_device *d = coolhand_throttle_get_drvdata(thr);
+
+	*level = d->level;
+	return 0;
+}
+
+static int coolhand_emul_set_level(struct coolhand_throttle *thr,
+				   unsigned int level)
+{
+	struct coolhand_emul_device *d = coolhand_throttle_get_drvdata(thr);
+
+	d->level = level;
+	return 0;
+}
+
+static const struct coolhand_throttle_ops coolhand_emul_throttle_ops = {
+	.get_level = coolhand_emul_get_level,
+	.set_level = coolhand_emul_set_level,
+};
+
+static void coolhand_emul_sensor_release(struct device *dev)
+{
+	kfree(to_emul_sensor(dev));
+}
+
+static void coolhand_emul_device_release(struct device *dev)
+{
+	kfree(to_emul_device(dev));
+}
+
+static int coolhand_emul_check_params(enum coolhand_zone_kind *kinds)
+{
+	unsigned int i;
+
+	if (emul_zones > COOLHAND_EMUL_MAX || emul_devices > COOLHAND_EMUL_MAX ||
+	    emul_max_level < 1 || emul_max_level > 1000 ||
+	    emul_start_mc < COOLHAND_TEMP_MIN_MC ||
+	    emul_start_mc > COOLHAND_TEMP_MAX_MC ||
+	    emul_passive_mc < 0 || emul_crit_mc < 0 ||
+	    emul_passive_hyst_mc < 0 || emul_passive_hyst_mc > emul_passive_mc ||
+	    (emul_passive_mc && emul_crit_mc && emul_crit_mc <= emul_passive_mc))
+		return -EINVAL;
+
+	for (i = 0; i < COOLHAND_EMUL_MAX; i++) {
+		kinds[i] = COOLHAND_KIND_COMPONENT;
+		if (i < emul_kind_count && coolhand_kind_parse(emul_kind[i],
+							       &kinds[i]))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int coolhand_emul_add_sensor(unsigned int i, enum coolhand_zone_kind kind)
+{
+	struct coolhand_sensor_desc desc = {
+		.kind = kind,
+		.ops = &coolhand_emul_sensor_ops,
+	};
+	struct coolhand_trip trips[COOLHAND_MAX_TRIPS];
+	struct coolhand_emul_sensor *s;
+	struct coolhand_zone *zone;
+	char name[COOLHAND_NAME_LEN];
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->notify_lock);
+	spin_lock_init(&s->lock);
+	s->temp_mc = emul_start_mc;
+	/* No window yet: every write interrupts until the core sets one. */
+	s->low_mc = INT_MAX;
+	s->high_mc = INT_MIN;
+
+	device_initialize(&s->dev);
+	s->dev.parent = emul_root;
+	s->dev.groups = coolhand_emul_sensor_groups;
+	s->dev.release = coolhand_emul_sensor_release;
+	ret = dev_set_name(&s->dev, "sensor%u", i);
+	if (ret)
+		goto err_put;
+	ret = device_add(&s->dev);
+	if (ret)
+		goto err_put;
+
+	if (emul_passive_mc)
+		trips[desc.num_trips++] = (struct coolhand_trip) {
+			.temp_mc = emul_passive_mc,
+			.hyst_mc = emul_passive_hyst_mc,
+			.type = COOLHAND_TRIP_PASSIVE,
+		};
+	if (emul_crit_mc)
+		trips[desc.num_trips++] = (struct coolhand_trip) {
+			.temp_mc = emul_crit_mc,
+			.type = COOLHAND_TRIP_CRITICAL,
+		};
+	desc.trips = trips;
+	snprintf(name, sizeof(name), "emul_zone%u", i);
+	desc.name = name;
+
+	zone = coolhand_zone_register(&s->dev, &desc, s);
+	if (IS_ERR(zone)) {
+		ret = PTR_ERR(zone);
+		goto err_del;
+	}
+	mutex_lock(&s->notify_lock);
+	s->zone = zone;
+	mutex_unlock(&s->notify_lock);
+	emul_sensor[i] = s;
+	return 0;
+
+err_del:
+	device_del(&s->dev);
+err_put:
+	put_device(&s->dev);
+	return ret;
+}
+
+static void coolhand_emul_remove_sensor(struct coolhand_emul_sensor *s)
+{
+	struct coolhand_zone *zone;
+
+	mutex_lock(&s->notify_lock);
+	zone = s->zone;
+	s->zone = NULL;
+	mutex_unlock(&s->notify_lock);
+	coolhand_zone_unregister(zone);
+	device_unregister(&s->dev);
+}
+
+static int coolhand_emul_add_device(unsigned int i)
+{
+	struct coolhand_throttle_desc desc = {
+		.max_level = emul_max_level,
+		.ops = &coolhand_emul_throttle_ops,
+		.power_mw = emul_power_mw,
+	};
+	struct coolhand_emul_device *d;
+	char name[COOLHAND_NAME_LEN];
+	int ret;
+
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+
+	device_initialize(&d->dev);
+	d->dev.parent = emul_root;
+	d->dev.release = coolhand_emul_device_release;
+	ret = dev_set_name(&d->dev, "throttle%u", i);
+	if (ret)
+		goto err_put;
+	ret = device_add(&d->dev);
+	if (ret)
+		goto err_put;
+
+	snprintf(name, sizeof(name), "emul_throttle%u", i);
+	desc.name = name;
+	d->thr = coolhand_throttle_register(&d->dev, &desc, d);
+	if (IS_ERR(d->thr)) {
+		ret = PTR_ERR(d->thr);
+		goto err_del;
+	}
+	emul_device[i] = d;
+	return 0;
+
+err_del:
+	device_del(&d->dev);
+err_put:
+	put_device(&d->dev);
+	return ret;
+}
+
+static void coolhand_emul_remove_device(struct coolhand_emul_device *d)
+{
+	coolhand_throttle_unregister(d->thr);
+	device_unregister(&d->dev);
+}
+
+/*
+ * Power of the emulated devices: 3000 mW unthrottled, falling linearly to
+ * 500 mW at the deepest level.
+ */
+static int coolhand_emul_init_power(void)
+{
+	unsigned int l;
+
+	emul_power_mw = kcalloc(emul_max_level + 1, sizeof(u32), GFP_KERNEL);
+	if (!emul_power_mw)
+		return -ENOMEM;
+	for (l = 0; l <= emul_max_level; l++)
+		emul_power_mw[l] = 3000 - l * 2500 / emul_max_level;
+	return 0;
+}
+
+void coolhand_emul_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < COOLHAND_EMUL_MAX; i++) {
+		if (emul_sensor[i])
+			coolhand_emul_remove_sensor(emul_sensor[i]);
+		emul_sensor[i] = NULL;
+	}
+	for (i = 0; i < COOLHAND_EMUL_MAX; i++) {
+		if (emul_device[i])
+			coolhand_emul_remove_device(emul_device[i]);
+		emul_device[i] = NULL;
+	}
+	if (emul_root)
+		root_device_unregister(emul_root);
+	emul_root = NULL;
+	kfree(emul_power_mw);
+	emul_power_mw = NULL;
+}
+
+int coolhand_emul_init(void)
+{
+	enum coolhand_zone_kind kinds[COOLHAND_EMUL_MAX];
+	unsigned int i, j;
+	int ret;
+
+	ret = coolhand_emul_check_params(kinds);
+	if (ret) {
+		pr_err("coolhand: invalid emul_* module parameters\n");
+		return ret;
+	}
+	if (!emul_zones && !emul_devices)
+		return 0;
+
+	emul_root = root_device_register("coolhand_emul");
+	if (IS_ERR(emul_root)) {
+		ret = PTR_ERR(emul_root);
+		emul_root = NULL;
+		return ret;
+	}
+	ret = coolhand_emul_init_power();
+	if (ret)
+		goto err_exit;
+
+	for (i = 0; i < emul_devices; i++) {
+		ret = coolhand_emul_add_device(i);
+		if (ret)
+			goto err_exit;
+	}
+	for (i = 0; i < emul_zones; i++) {
+		ret = coolhand_emul_add_sensor(i, kinds[i]);
+		if (ret)
+			goto err_exit;
+	}
+	for (i = 0; emul_bind && i < emul_zones; i++) {
+		for (j = 0; j < emul_devices; j++) {
+			ret = coolhand_bind(emul_sensor[i]->zone,
+					    emul_device[j]->thr,
+					    THERMAL_WEIGHT_DEFAULT);
+			if (ret)
+				goto err_exit;
+		}
+	}
+	return 0;
+
+err_exit:
+	coolhand_emul_exit();
+	return ret;
+}

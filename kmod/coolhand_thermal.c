@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mirror of coolhand zones and throttle controls into the kernel thermal
+ * framework (Linux 6.1 API): every zone becomes a thermal_zoneN with the
+ * same trips, every throttle control a cooling_deviceN with power ops when
+ * it has a power table, and each coolhand binding binds the cooling device
+ * to the zone's passive trip. So /sys/class/thermal, the "thermal" netlink
+ * family and the kernel governors (step_wise, power_allocator, ...) see and
+ * drive them, next to a user-space policy.
+ */
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/thermal.h>
+
+#include "coolhand_internal.h"
+
+static bool critical_report_only;
+module_param(critical_report_only, bool, 0644);
+MODULE_PARM_DESC(critical_report_only,
+		 "Only report critical trips (log, alarm, netlink) instead of the kernel's emergency shutdown; for test rigs (default: off)");
+
+static unsigned int passive_delay_ms = 250;
+module_param(passive_delay_ms, uint, 0444);
+MODULE_PARM_DESC(passive_delay_ms,
+		 "Thermal-core polling period of a zone while its passive trip is active, ms (default 250)");
+
+static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
+{
+	return coolhand_zone_read_temp(tzd->devdata, temp);
+}
+
+static int coolhand_tz_check_trip(struct coolhand_zone *zone, int trip)
+{
+	return trip < 0 || trip >= zone->num_trips ? -EINVAL : 0;
+}
+
+static int coolhand_tz_get_trip_type(struct thermal_zone_device *tzd, int trip,
+				     enum thermal_trip_type *type)
+{
+	struct coolhand_zone *zone = tzd->devdata;
+
+	if (coolhand_tz_check_trip(zone, trip))
+		return -EINVAL;
+	*type = zone->tz_trips[trip].type;
+	return 0;
+}
+
+static int coolhand_tz_get_trip_temp(struct thermal_zone_device *tzd, int trip,
+				     int *temp)
+{
+	struct coolhand_zone *zone = tzd->devdata;
+
+	if (coolhand_tz_check_trip(zone, trip))
+		return -EINVAL;
+	*temp = zone->tz_trips[trip].temperature;
+	return 0;
+}
+
+static int coolhand_tz_get_trip_hyst(struct thermal_zone_device *tzd, int trip,
+				     int *hyst)
+{
+	struct coolhand_zone *zone = tzd->devdata;
+
+	if (coolhand_tz_check_trip(zone, trip))
+		return -EINVAL;
+	*hyst = zone->tz_trips[trip].hysteresis;
+	return 0;
+}
+
+/* The thermal core's own interrupt window, intersected with ours. */
+static int coolhand_tz_set_trips(struct thermal_zone_device *tzd, int low,
+				 int high)
+{
+	struct coolhand_zone *zone = tzd->devdata;
+
+	mutex_lock(&zone->lock);
+	zone->tz_low_mc = low;
+	zone->tz_high_mc = high;
+	__coolhand_zone_program(zone);
+	mutex_unlock(&zone->lock);
+	return 0;
+}
+
+/*
+ * Called by the thermal core on every update while the temperature is at or
+ * above the critical trip. The crossing itself was already reported by
+ * coolhand (temp1_crit_alarm, EVENT_TRIP). Report-only mode logs once per
+ * excursion; leaving the trip (coolhand's own evaluation) re-arms the log.
+ */
+static void coolhand_tz_critical(struct thermal_zone_device *tzd)
+{
+	struct coolhand_zone *zone = tzd->devdata;
+	bool log;
+
+	if (!READ_ONCE(critical_report_only)) {
+		thermal_zone_device_critical(tzd);
+		return;
+	}
+	mutex_lock(&zone->lock);
+	log = !zone->crit_logged;
+	zone->crit_logged = true;
+	mutex_unlock(&zone->lock);
+	if (log)
+		dev_crit(&zone->dev,
+			 "%s: critical temperature reached (report only)\n",
+			 zone->name);
+}
+
+/* Not const: the 6.1 core writes .critical when a driver leaves it NULL. */
+static struct thermal_zone_device_ops coolhand_tz_ops = {
+	.get_temp = coolhand_tz_get_temp,
+	.get_trip_type = coolhand_tz_get_trip_type,
+	.get_trip_temp = coolhand_tz_get_trip_temp,
+	.get_trip_hyst = coolhand_tz_get_trip_hyst,
+	.set_trips = coolhand_tz_set_trips,
+	.critical = coolhand_tz_critical,
+};
+
+static const enum thermal_trip_type coolhand_trip_types[] = {
+	[COOLHAND_TRIP_PASSIVE] = THERMAL_TRIP_PASSIVE,
+	[COOLHAND_TRIP_CRITICAL] = THERMAL_TRIP_CRITICAL,
+};
+
+int coolhand_thermal_zone_add(struct coolhand_zone *zone)
+{
+	struct thermal_zone_device *tzd;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < zone->num_trips; i++) {
+		const struct coolhand_trip *t = &zone->trips[i].trip;
+
+		zone->tz_trips[i].temperature = t->temp_mc;
+		zone->tz_trips[i].hysteresis = t->hyst_mc;
+		zone->tz_trips[i].type = coolhand_trip_types[t->type];
+	}
+
+	tzd = thermal_zone_device_register_with_trips(zone->name,
+						      zone->tz_trips,
+						      zone->num_trips, 0, zone,
+						      &coolhand_tz_ops,
+						      &zone->tzp,
+						      passive_delay_ms, 0);
+	if (IS_ERR(tzd))
+		return PTR_ERR(tzd);
+	zone->tzd = tzd;
+
+	ret = sysfs_create_link(&zone->dev.kobj, &tzd->device.kobj,
+				"thermal_zone");
+	if (ret)
+		goto err_unregister;
+	ret = thermal_zone_device_enable(tzd);
+	if (ret)
+		goto err_remove_link;
+	return 0;
+
+err_remove_link:
+	sysfs_remove_link(&zone->dev.kobj, "thermal_zone");
+err_unregister:
+	thermal_zone_device_unregister(tzd);
+	zone->tzd = NULL;
+	return ret;
+}
+
+void coolhand_thermal_zone_remove(struct coolhand_zone *zone)
+{
+	sysfs_remove_link(&zone->dev.kobj, "thermal_zone");
+	thermal_zone_device_unregister(zone->tzd);
+	zone->tzd = NULL;
+}
+
+/* Run the zone's governor on the new temperature. */
+void coolhand_thermal_update(struct coolhand_zone *zone)
+{
+	thermal_zone_device_update(zone->tzd, THERMAL_EVENT_UNSPECIFIED);
+}
+
+static int coolhand_cdev_get_max_state(struct thermal_cooling_device *cdev,
+				       unsigned long *state)
+{
+	struct coolhand_throttle *thr = cdev->devdata;
+
+	*state = thr->max_level;
+	return 0;
+}
+
+static int coolhand_cdev_get_cur_state(struct thermal_cooling_device *cdev,
+				       unsigned long *state)
+{
+	unsigned int level;
+	int ret;
+
+	ret = coolhand_throttle_get_level(cdev->devdata, &level);
+	if (!ret)
+		*state = level;
+	return ret;
+}
+
+static int coolhand_cdev_set_cur_state(struct thermal_cooling_device *cdev,
+				       unsigned long state)
+{
+	struct coolhand_throttle *thr = cdev->devdata;
+
+	if (state > thr->max_level)
+		return -EINVAL;
+	return coolhand_throttle_set_level(thr, state);
+}
+
+/* A table-only device draws the power of its current level. */
+static int coolhand_cdev_get_requested_power(struct thermal_cooling_device *cdev,
+					     u32 *power)
+{
+	struct coolhand_throttle *thr = cdev->devdata;
+	unsigned int level;
+	int ret;
+
+	ret = coolhand_throttle_get_level(thr, &level);
+	if (!ret)
+		*power = thr->power_mw[level];
+	return ret;
+}
+
+static int coolhand_cdev_state2power(struct thermal_cooling_device *cdev,
+				     unsigned long state, u32 *power)
+{
+	struct coolhand_throttle *thr = cdev->devdata;
+
+	if (state > thr->max_level)
+		return -EINVAL;
+	*power = thr->power_mw[state];
+	return 0;
+}
+
+/* The least throttled level whose power fits in @power (mW). */
+static int coolhand_cdev_power2state(struct thermal_cooling_device *cdev,
+				     u32 power, unsigned long *state)
+{
+	struct coolhand_throttle *thr = cdev->devdata;
+	unsigned int level;
+
+	for (level = 0; level < thr->max_level; level++)
+		if (thr->power_mw[level] <= power)
+			break;
+	*state = level;
+	return 0;
+}
+
+static const struct thermal_cooling_device_ops coolhand_cdev_ops = {
+	.get_max_state = coolhand_cdev_get_max_state,
+	.get_cur_state = coolhand_cdev_get_cur_state,
+	.set_cur_state = coolhand_cdev_set_cur_state,
+};
+
+static const struct thermal_cooling_device_ops coolhand_cdev_power_ops = {
+	.get_max_state = coolhand_cdev_get_max_state,
+	.get_cur_state = coolhand_cdev_get_cur_state,
+	.set_cur_state = coolhand_cdev_set_cur_state,
+	.get_requested_power = coolhand_cdev_get_requested_power,
+	.state2power = coolhand_cdev_state2power,
+	.power2state = coolhand_cdev_power2state,
+};
+
+int coolhand_thermal_cdev_add(struct coolhand_throttle *thr)
+{
+	struct thermal_cooling_device *cdev;
+
+	cdev = thermal_cooling_device_register(thr->name, thr,
+					       thr->power_mw ?
+					       &coolhand_cdev_power_ops :
+					       &coolhand_cdev_ops);
+	if (IS_ERR(cdev))
+		return PTR_ERR(cdev);
+	thr->cdev = cdev;
+	return 0;
+}
+
+void coolhand_thermal_cdev_remove(struct coolhand_throttle *thr)
+{
+	thermal_cooling_device_unregister(thr->cdev);
+	thr->cdev = NULL;
+}
+
+/*
+ * Bind the cooling device to the zone's passive trip, over its whole range.
+ * Zones without a passive trip get no thermal binding (a critical trip
+ * shuts down rather than throttles). The 6.1 core expects binding from a
+ * zone's .bind callback; calling it directly is safe here because both
+ * objects are registered and stay so while coolhand_lock is held.
+ */
+int coolhand_thermal_bind(struct coolhand_binding *b)
+{
+	struct coolhand_zone *zone = b->zone;
+	int ret;
+
+	lockdep_assert_held(&coolhand_lock);
+
+	if (zone->passive < 0)
+		return 0;
+	ret = thermal_zone_bind_cooling_device(zone->tzd, zone->passive,
+					       b->thr->cdev, THERMAL_NO_LIMIT,
+					       THERMAL_NO_LIMIT, b->weight);
+	if (ret)
+		return ret;
+	b->thermal_bound = true;
+	return 0;
+}
+
+void coolhand_thermal_unbind(struct coolhand_binding *b)
+{
+	lockdep_assert_held(&coolhand_lock);
+
+	if (!b->thermal_bound)
+		return;
+	thermal_zone_unbind_cooling_device(b->zone->tzd, b->zone->passive,
+					   b->thr->cdev);
+	b->thermal_bound = false;
+}
