@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Build coolhand.ko against the installed Debian headers, pack it with the
+# guest test program and tests/kmod/guest/init.sh into an initramfs, boot
+# Debian's own kernel in qemu and report the guest's verdict.
+#
+#   run-vm-tests.sh --guest-bin FILE [--work-dir DIR] [--kmod-src DIR]
+#                   [--missing REASON]
+#
+# Exit status: 0 pass; 1 fail; 77 skipped because a prerequisite is missing
+# (headers, qemu, busybox-static, cpio, the guest kernel, the test program).
+# With CI=true a missing prerequisite is a failure instead of a skip.
+# A pass needs both the isa-debug-exit code of a passing guest and the
+# "COOLHAND-VM-RESULT: PASS" marker on the serial console.
+#
+# Environment: COOLHAND_VM_CACHE (guest kernel cache, see
+# scripts/fetch-guest-kernel.sh), COOLHAND_VM_TIMEOUT (s, default 600),
+# COOLHAND_VM_SMP (vCPUs, default 2: the stress test wants real
+# parallelism), COOLHAND_VM_ACCEL (default tcg), COOLHAND_VM_APPEND (extra kernel command line, e.g.
+# "coolhand_cycles=5 coolhand_stress_seconds=1" for a quick run).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+kmod_src="$repo/kmod"
+work=""
+guest_bin=""
+missing=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --kmod-src) kmod_src="$2"; shift 2 ;;
+    --work-dir) work="$2"; shift 2 ;;
+    --guest-bin) guest_bin="$2"; shift 2 ;;
+    --missing) missing="$2"; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "run-vm-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$work" ] || work="$(mktemp -d /tmp/coolhand-vm.XXXXXX)"
+
+skip() {
+  if [ "${CI:-}" = true ]; then
+    echo "run-vm-tests.sh: FAIL (CI=true, prerequisite missing): $*" >&2
+    exit 1
+  fi
+  echo "run-vm-tests.sh: SKIP: $*"
+  exit 77
+}
+fail() { echo "run-vm-tests.sh: FAIL: $*" >&2; exit 1; }
+
+# ---- prerequisites
+[ -z "$missing" ] || skip "$missing"
+kver=""
+for build in /lib/modules/*/build; do
+  [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
+done
+[ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
+qemu="$(command -v qemu-system-x86_64 || true)"
+[ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (scripts/install-deps.sh --vm)"
+busybox=/bin/busybox
+[ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
+  skip "static /bin/busybox not installed (busybox-static)"
+command -v cpio >/dev/null || skip "cpio not installed"
+command -v gzip >/dev/null || skip "gzip not installed"
+vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
+[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
+[ -n "$guest_bin" ] && [ -x "$guest_bin" ] || skip "guest test program '$guest_bin' not built"
+
+# ---- build the module (Kbuild turns warnings into errors)
+echo "run-vm-tests.sh: building coolhand.ko for $kver in $work/kmod"
+rm -rf "$work/kmod"
+mkdir -p "$work"
+make -s -C "$kmod_src" BUILD_DIR="$work/kmod" KVER="$kver" -j2 >"$work/build.log" 2>&1 || {
+  cat "$work/build.log"
+  fail "module build failed"
+}
+grep -i 'warning' "$work/build.log" | grep -v 'Skipping BTF' && fail "module build printed warnings"
+ko="$work/kmod/coolhand.ko"
+[ -s "$ko" ] || fail "no $ko after the build"
+
+# ---- initramfs: busybox, the module, the test program, /init
+root="$work/initramfs"
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+  # A "busybox" link would overwrite the binary with a self-link (ELOOP).
+  [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+done
+cp "$ko" "$root/coolhand.ko"
+cp "$guest_bin" "$root/coolhand_vmtest"
+cp "$here/guest/init.sh" "$root/init"
+chmod +x "$root/init" "$root/coolhand_vmtest"
+echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+
+# ---- boot
+# TCG by default: /dev/kvm exists on some of these machines but hangs the
+# guest (nested virtualisation without the CPU features qemu needs).
+accel=(-accel "${COOLHAND_VM_ACCEL:-tcg}")
+log="$work/serial.log"
+echo "run-vm-tests.sh: booting $vmlinuz (${accel[*]}, ${COOLHAND_VM_SMP:-2} vCPUs)"
+t0=$SECONDS
+set +e
+timeout "${COOLHAND_VM_TIMEOUT:-600}" "$qemu" "${accel[@]}" -m 512 -smp "${COOLHAND_VM_SMP:-2}" \
+  -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+  -append "console=ttyS0 quiet panic=-1 ${COOLHAND_VM_APPEND:-}" \
+  -nographic -no-reboot -net none -monitor none \
+  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
+status=$?
+set -e
+elapsed=$((SECONDS - t0))
+tr -d '\r' <"$log"
+echo "run-vm-tests.sh: qemu exited with $status after ${elapsed}s"
+
+# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
+[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-600}s"
+[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
+grep -q '^COOLHAND-VM-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
+! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
+echo "run-vm-tests.sh: PASS ($(grep -c '^ok ' "$log") checks, VM stage ${elapsed}s)"
