@@ -19,6 +19,7 @@ std::optional<policy::DeviceBinding> parse_binding(Fields& parent, const YAML::N
                                                    const std::string& yaml_path,
                                                    const std::string& spec_path) {
   if (item.IsScalar()) {
+    parent.ctx().record(join_path(spec_path, "device"), item.Mark(), yaml_path);
     return policy::DeviceBinding{item.Scalar(), 1.0};
   }
   if (!item.IsMap()) {

@@ -153,6 +153,13 @@ DeviceKnob parse_knob(Context& ctx, const Entry& e, const std::string& yaml_path
     if (f.has("unthrottled") || f.has("deepest")) {
       f.invalid(*v, "give either values or unthrottled/deepest, not both");
     }
+  } else if ((knob.kind == KnobKind::rapl || knob.kind == KnobKind::backlight) &&
+             !f.has("deepest")) {
+    // These knobs have no safe floor to discover: the minimum a RAPL limit
+    // accepts can starve the package, and brightness 0 blanks the screen.
+    f.missing("deepest",
+              "a " + std::string(name_of(kKnobKinds, knob.kind)) +
+                  " knob needs deepest or values: its floor cannot be discovered safely");
   }
   return knob;
 }

@@ -53,8 +53,9 @@ std::optional<std::int64_t> whole(double x) {
 
 Parsed<double> parse_number(std::string_view text) {
   const NumberPrefix n = number_prefix(text);
-  if (!n.found || !n.rest.empty())
+  if (!n.found || !n.rest.empty() || std::isnan(n.value)) {
     return Parsed<double>::fail("expected a number, got " + quoted(text));
+  }
   if (!std::isfinite(n.value))
     return Parsed<double>::fail("number " + quoted(text) + " is out of range");
   return Parsed<double>::ok(n.value);

@@ -1,0 +1,89 @@
+// The example policies are the worked examples of docs/policy-language.md:
+// each must load cleanly and appear verbatim in the document, so neither can
+// drift from the loader.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "coolhand/config/policy_file.h"
+
+namespace coolhand::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+std::vector<fs::path> examples() {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(COOLHAND_SOURCE_DIR "/config/examples")) {
+    if (e.path().extension() == ".yaml") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Examples, ThereIsOnePerFeature) {
+  std::vector<std::string> names;
+  for (const auto& p : examples()) names.push_back(p.filename().string());
+  for (const char* want : {"minimal.yaml", "virtual-sensors.yaml", "zones.yaml", "controllers.yaml",
+                           "device-constraints.yaml", "profiles.yaml", "sampling.yaml",
+                           "hardware.yaml", "handheld.yaml"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+}
+
+TEST(Examples, EveryExampleLoads) {
+  for (const auto& p : examples()) {
+    const LoadResult r = load_policy_file(p.string());
+    for (const auto& e : r.errors) ADD_FAILURE() << e.to_string();
+    EXPECT_TRUE(r.document.has_value()) << p;
+  }
+}
+
+TEST(Examples, EveryExampleIsQuotedInTheDocs) {
+  const std::string doc = read(COOLHAND_SOURCE_DIR "/docs/policy-language.md");
+  ASSERT_FALSE(doc.empty());
+  for (const auto& p : examples()) {
+    const std::string text = read(p);
+    EXPECT_NE(doc.find("```yaml\n" + text + "```"), std::string::npos)
+        << p.filename() << " is not quoted verbatim in docs/policy-language.md";
+  }
+}
+
+TEST(Examples, HardwareExampleBindsEveryKind) {
+  const LoadResult r = load_policy_file(COOLHAND_SOURCE_DIR "/config/examples/hardware.yaml");
+  ASSERT_TRUE(r.document.has_value());
+  std::vector<SensorSource::Kind> sources;
+  for (const auto& [name, s] : r.document->sources) sources.push_back(s.kind);
+  for (auto k :
+       {SensorSource::Kind::none, SensorSource::Kind::thermal_zone, SensorSource::Kind::hwmon,
+        SensorSource::Kind::power_supply, SensorSource::Kind::coolhand}) {
+    EXPECT_NE(std::find(sources.begin(), sources.end(), k), sources.end());
+  }
+  std::vector<DeviceKnob::Kind> knobs;
+  for (const auto& [name, k] : r.document->knobs) knobs.push_back(k.kind);
+  EXPECT_EQ(knobs.size(), 10u);
+  for (int k = 0; k <= static_cast<int>(DeviceKnob::Kind::coolhand); ++k) {
+    EXPECT_NE(std::find(knobs.begin(), knobs.end(), static_cast<DeviceKnob::Kind>(k)), knobs.end())
+        << k;
+  }
+  const DeviceKnob& charging = r.document->knobs.at("charging");
+  EXPECT_EQ(charging.values, (std::vector<std::int64_t>{3000000, 1500000, 500000}));  // µA
+  const DeviceKnob& pstate = r.document->knobs.at("pstate");
+  EXPECT_EQ(pstate.values, (std::vector<std::int64_t>{100, 85, 70, 55, 40}));  // %
+  const DeviceKnob& modem = r.document->knobs.at("modem");
+  EXPECT_EQ(modem.path, "devices/platform/modem/tx_power_cap");
+  EXPECT_FALSE(modem.required);
+}
+
+}  // namespace
+}  // namespace coolhand::config
