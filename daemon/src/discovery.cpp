@@ -178,7 +178,8 @@ Result<std::vector<Found>> find_backlight(const Sysfs& fs, const DeviceKnob& k) 
   const std::string base = "class/backlight/" + k.name + "/";
   auto max = read_int(fs, base + "max_brightness");
   if (!max) return max.error();
-  return std::vector<Found>{{base + "brightness", Range{0, *max}, std::nullopt, *max / 4}};
+  // No default floor: brightness 0 blanks the screen.
+  return std::vector<Found>{{base + "brightness", Range{0, *max}, *max, std::nullopt}};
 }
 
 Result<std::vector<Found>> find_charge_current(const Sysfs& fs, const DeviceKnob& k) {
@@ -222,12 +223,13 @@ Result<std::vector<Found>> find_targets(const Sysfs& fs, const DeviceKnob& k) {
 std::vector<std::int64_t> interpolate_levels(std::int64_t unthrottled, std::int64_t deepest,
                                              std::uint32_t max_level) {
   std::vector<std::int64_t> v(max_level + 1);
-  const std::int64_t span = deepest - unthrottled;
   const std::int64_t n = std::max<std::int64_t>(max_level, 1);
   for (std::uint32_t l = 0; l <= max_level; ++l) {
-    const std::int64_t num = span * l;
+    // v = (unthrottled * n + (deepest - unthrottled) * l) / n, rounded to
+    // nearest with halves away from zero.
+    const std::int64_t num = unthrottled * n + (deepest - unthrottled) * l;
     const std::int64_t half = (num >= 0 ? n : -n) / 2;
-    v[l] = unthrottled + (num + half) / n;
+    v[l] = (num + half) / n;
   }
   return v;
 }

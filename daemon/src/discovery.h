@@ -44,20 +44,23 @@ struct KnobBinding {
 // the knob is new and its current value is the original.
 using OriginalLookup = std::function<std::optional<std::int64_t>(const std::string& path)>;
 
-// Level mapping (the rule config's policy language documents): with an
-// explicit `values` table, level L gets values[L]. Otherwise level 0 gets
-// `unthrottled` and max_level gets `deepest`, levels between them linearly
-// interpolated and rounded to the nearest integer (halves away from
-// `unthrottled`). Defaults per kind, each overridable in the policy:
+// Level mapping, as docs/policy-language.md ("How levels map to values")
+// states it: with an explicit `values` table, level L gets values[L].
+// Otherwise level L gets
+//   v(L) = unthrottled + (deepest - unthrottled) * L / max_level
+// rounded to the nearest integer, halves away from zero. Defaults per kind,
+// each overridable in the policy:
 //   cooling_device  0 .. max_state
 //   cpufreq         cpuinfo_max_freq .. cpuinfo_min_freq (kHz)
 //   intel_pstate    100 .. min_perf_pct (or 0 when absent) (%)
-//   rapl            original limit .. `deepest` (required: powercap has no minimum) (µW)
-//   amdgpu_power    original power1_cap .. power1_cap_min (µW)
-//   backlight       original brightness .. a quarter of max_brightness, never brighter than level 0
-//   charge_current  original .. 0 (µA)
-//   coolhand        0 .. throttling_max
-// Values are checked against the knob's discovered range (cpuinfo_*,
+//   rapl            the limit found at start .. `deepest` (required: powercap has no safe minimum)
+//   (µW) amdgpu_power    the power1_cap found at start .. power1_cap_min (µW) backlight
+//   max_brightness .. `deepest` (required: 0 blanks the screen) charge_current  the value found at
+//   start .. 0 (µA) coolhand        0 .. throttling_max
+// "Found at start" is the original saved before the daemon first wrote the
+// knob, so a reload never mistakes a throttled value for level 0. A default
+// floor above the level-0 value is lowered to it (throttling never raises a
+// cap). Values are checked against the knob's discovered range (cpuinfo_*,
 // *_max_power_uw, power1_cap_min/max, max_brightness, max_state,
 // constant_charge_current_max_max): out-of-range values are an error.
 [[nodiscard]] std::vector<std::int64_t> interpolate_levels(std::int64_t unthrottled,

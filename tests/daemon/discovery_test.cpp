@@ -87,6 +87,9 @@ TEST(InterpolateLevels, EndpointsExactAndRoundedBetween) {
   EXPECT_EQ(interpolate_levels(2800000, 800000, 4),
             (std::vector<std::int64_t>{2800000, 2300000, 1800000, 1300000, 800000}));
   EXPECT_EQ(interpolate_levels(100, 0, 3), (std::vector<std::int64_t>{100, 67, 33, 0}));
+  // Halves round away from zero on the value, not on the offset.
+  EXPECT_EQ(interpolate_levels(100, 99, 2), (std::vector<std::int64_t>{100, 100, 99}));
+  EXPECT_EQ(interpolate_levels(-100, -99, 2), (std::vector<std::int64_t>{-100, -100, -99}));
 }
 
 TEST(FindKnob, CoolingDeviceMapsLevelsOntoMaxState) {
@@ -163,9 +166,12 @@ TEST(FindKnob, AmdgpuBacklightChargeAndPstateDefaults) {
   auto amd = find_knob(fs, knob(DeviceKnob::Kind::amdgpu_power), 2, kNone);
   ASSERT_TRUE(amd) << amd.error().to_string();
   EXPECT_EQ(amd->targets[0].values, (std::vector<std::int64_t>{15000000, 9000000, 3000000}));
-  auto bl = find_knob(fs, knob(DeviceKnob::Kind::backlight, "panel"), 2, kNone);
+  DeviceKnob backlight = knob(DeviceKnob::Kind::backlight, "panel");
+  EXPECT_FALSE(find_knob(fs, backlight, 2, kNone));  // no safe default floor
+  backlight.deepest = 200;
+  auto bl = find_knob(fs, backlight, 2, kNone);
   ASSERT_TRUE(bl);
-  EXPECT_EQ(bl->targets[0].values, (std::vector<std::int64_t>{800, 525, 250}));
+  EXPECT_EQ(bl->targets[0].values, (std::vector<std::int64_t>{1000, 600, 200}));
   auto ch = find_knob(fs, knob(DeviceKnob::Kind::charge_current, "BAT0"), 2, kNone);
   ASSERT_TRUE(ch);
   EXPECT_EQ(ch->targets[0].values, (std::vector<std::int64_t>{2000000, 1000000, 0}));
@@ -191,10 +197,9 @@ TEST(FindKnob, SysfsKnobNeedsATableOfTheRightSize) {
 
 TEST(FindKnob, SavedOriginalWinsOverTheCurrentValue) {
   FakeTree t;
-  t.write("class/backlight/panel/brightness", 100);  // currently throttled by us
-  t.write("class/backlight/panel/max_brightness", 1000);
+  t.write("class/power_supply/BAT0/constant_charge_current_max", 100);  // currently throttled by us
   RootedSysfs fs(t.root());
-  auto b = find_knob(fs, knob(DeviceKnob::Kind::backlight, "panel"), 1,
+  auto b = find_knob(fs, knob(DeviceKnob::Kind::charge_current, "BAT0"), 1,
                      [](const std::string&) { return std::optional<std::int64_t>(900); });
   ASSERT_TRUE(b);
   EXPECT_EQ(b->targets[0].original, 900);
