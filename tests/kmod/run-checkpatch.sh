@@ -29,9 +29,12 @@ if [ -z "$cp_pl" ]; then
 fi
 
 cd "$kmod"
-mapfile -t files < <(find . -name '*.[ch]' | sort)
-perl "$cp_pl" --no-tree --strict --terse --show-types -f "${files[@]}" | tee "$work.out" || true
-if [ -s "$work.out" ]; then
+# Paths without "./": checkpatch relaxes some rules for include/uapi/ only
+# when the path starts there (UAPI headers cannot use BIT()).
+mapfile -t files < <(find . -name '*.[ch]' | sed 's|^\./||' | sort)
+mkdir -p "$work"
+perl "$cp_pl" --no-tree --strict --terse --show-types -f "${files[@]}" | tee "$work/checkpatch.out" || true
+if [ -s "$work/checkpatch.out" ]; then
   echo "run-checkpatch.sh: checkpatch reported problems" >&2
   exit 1
 fi
