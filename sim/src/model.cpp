@@ -312,6 +312,7 @@ struct Discrete {
   Millis dt{0};
   Eigen::MatrixXd ad;
   Eigen::MatrixXd bd;
+  Eigen::MatrixXd adbd;  // [Ad Bd], applied to [x; u] in one product
   Eigen::MatrixXd sx;
   Eigen::MatrixXd su;
 };
@@ -328,6 +329,8 @@ Discrete discretise(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, Millis d
   d.dt = dt;
   d.ad = e.block(0, 0, n, n);
   d.bd = e.block(0, n, n, m);
+  d.adbd.resize(n, n + m);
+  d.adbd << d.ad, d.bd;
   d.sx = e.block(n + m, 0, n, n);
   d.su = e.block(n + m, n, n, m);
   return d;
@@ -357,9 +360,8 @@ struct ThermalModel::Impl {
   Eigen::MatrixXd a;
   Eigen::MatrixXd b;
   Discrete base;
-  Discrete other;  // cache for the last non-base dt
-  Eigen::VectorXd x;
-  Eigen::VectorXd u;  // [node powers; ambient]
+  Discrete other;     // cache for the last non-base dt
+  Eigen::VectorXd z;  // [x; u]: node temperatures, then node powers and ambient
   Eigen::VectorXd next;
   std::vector<std::vector<HeatTarget>> heat;  // per device
   std::vector<std::uint32_t> levels;
@@ -404,11 +406,10 @@ struct ThermalModel::Impl {
     b.col(ni) = cinv.cwiseProduct(g_amb);
     base = discretise(a, b, spec.time_step);
 
-    x.resize(ni);
+    z = Eigen::VectorXd::Zero(2 * ni + 1);
     for (std::size_t i = 0; i < n; ++i)
-      x(static_cast<Eigen::Index>(i)) = spec.nodes[i].initial_c.value_or(spec.ambient_c);
-    u = Eigen::VectorXd::Zero(ni + 1);
-    u(ni) = spec.ambient_c;
+      z(static_cast<Eigen::Index>(i)) = spec.nodes[i].initial_c.value_or(spec.ambient_c);
+    z(2 * ni) = spec.ambient_c;
     next.resize(ni);
 
     for (const auto& d : spec.devices) {
@@ -422,7 +423,7 @@ struct ThermalModel::Impl {
     for (const auto& sensor : spec.sensors) {
       SensorState st;
       st.node = index(sensor.node);
-      st.lagged = x(static_cast<Eigen::Index>(st.node));
+      st.lagged = z(static_cast<Eigen::Index>(st.node));
       st.alpha = lag_alpha(sensor, spec.time_step);
       sensors.push_back(st);
     }
@@ -436,12 +437,18 @@ struct ThermalModel::Impl {
     return 1.0 - std::exp(-(dt.count() / 1000.0) / s.lag_s);
   }
 
+  auto x() { return z.head(static_cast<Eigen::Index>(n)); }
+  auto x() const { return z.head(static_cast<Eigen::Index>(n)); }
+  auto u() { return z.tail(static_cast<Eigen::Index>(n + 1)); }
+  double& u_at(std::size_t i) { return z(static_cast<Eigen::Index>(n + i)); }
+  double ambient() const { return z(static_cast<Eigen::Index>(2 * n)); }
+
   void update_power() {
-    u.head(static_cast<Eigen::Index>(n)).setZero();
+    u().head(static_cast<Eigen::Index>(n)).setZero();
     for (std::size_t d = 0; d < power.size(); ++d) {
       const auto& dev = spec.devices[d];
       power[d] = dev.idle_w + demand[d] * dev.power_w[levels[d]];
-      for (const auto& h : heat[d]) u(static_cast<Eigen::Index>(h.node)) += power[d] * h.share;
+      for (const auto& h : heat[d]) u_at(h.node) += power[d] * h.share;
     }
   }
 
@@ -466,18 +473,17 @@ struct ThermalModel::Impl {
   void advance(const Discrete& d) {
     if (energy_on) {
       const double secs = d.dt.count() / 1000.0;
-      energy_in += u.head(static_cast<Eigen::Index>(n)).sum() * secs;
-      const Eigen::VectorXd integral = d.sx * x + d.su * u;
-      energy_out += g_amb.dot(integral) - g_amb.sum() * u(static_cast<Eigen::Index>(n)) * secs;
+      energy_in += u().head(static_cast<Eigen::Index>(n)).sum() * secs;
+      const Eigen::VectorXd integral = d.sx * x() + d.su * u();
+      energy_out += g_amb.dot(integral) - g_amb.sum() * ambient() * secs;
     }
-    next.noalias() = d.ad * x;
-    next.noalias() += d.bd * u;
-    x.swap(next);
+    next.noalias() = d.adbd * z;
+    x() = next;
     const bool is_base = d.dt == base.dt;
     for (std::size_t i = 0; i < sensors.size(); ++i) {
       auto& st = sensors[i];
       const double alpha = is_base ? st.alpha : lag_alpha(spec.sensors[i], d.dt);
-      st.lagged += alpha * (x(static_cast<Eigen::Index>(st.node)) - st.lagged);
+      st.lagged += alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
     }
     now += d.dt;
     sample_sensors();
@@ -527,7 +533,7 @@ std::optional<std::size_t> ThermalModel::sensor_index(std::string_view name) con
 }
 
 void ThermalModel::set_ambient(double c) {
-  impl_->u(static_cast<Eigen::Index>(impl_->n)) = c;
+  impl_->u_at(impl_->n) = c;
 }
 
 void ThermalModel::set_level(std::size_t device, std::uint32_t level) {
@@ -554,6 +560,17 @@ void ThermalModel::step(Millis dt) {
   impl_->advance(impl_->other);
 }
 
+void ThermalModel::set_inputs(std::span<const std::uint32_t> levels,
+                              std::span<const double> demand) {
+  auto& m = *impl_;
+  const auto count = std::min({levels.size(), demand.size(), m.levels.size()});
+  for (std::size_t d = 0; d < count; ++d) {
+    m.levels[d] = std::min(levels[d], m.spec.devices[d].max_level());
+    m.demand[d] = std::clamp(demand[d], 0.0, 1.0);
+  }
+  m.update_power();
+}
+
 void ThermalModel::step(Millis dt, std::span<const std::uint32_t> levels,
                         std::span<const double> demand) {
   auto& m = *impl_;
@@ -567,14 +584,14 @@ void ThermalModel::step(Millis dt, std::span<const std::uint32_t> levels,
 }
 
 double ThermalModel::node_c(std::size_t node) const {
-  return impl_->x(static_cast<Eigen::Index>(node));
+  return impl_->z(static_cast<Eigen::Index>(node));
 }
 double ThermalModel::ambient_c() const {
-  return impl_->u(static_cast<Eigen::Index>(impl_->n));
+  return impl_->ambient();
 }
 double ThermalModel::max_skin_c() const {
   double m = -1e300;
-  for (auto i : impl_->skin) m = std::max(m, impl_->x(static_cast<Eigen::Index>(i)));
+  for (auto i : impl_->skin) m = std::max(m, impl_->z(static_cast<Eigen::Index>(i)));
   return m;
 }
 std::uint32_t ThermalModel::level(std::size_t device) const {
@@ -597,7 +614,7 @@ void ThermalModel::enable_energy_accounting(bool on) {
   impl_->energy_on = on;
 }
 double ThermalModel::stored_energy_j() const {
-  return impl_->capacity.dot(impl_->x);
+  return impl_->capacity.dot(impl_->x());
 }
 double ThermalModel::energy_in_j() const {
   return impl_->energy_in;

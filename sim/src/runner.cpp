@@ -232,12 +232,13 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
     workload.seek(now);
     if (const auto amb = workload.ambient_c()) model.set_ambient(*amb);
     const auto& demand = workload.demand();
-    for (std::size_t d = 0; d < nd; ++d) model.set_demand(d, demand[d]);
+    model.set_inputs(levels, demand);
 
     controller.control(model, levels);
-    for (std::size_t d = 0; d < nd; ++d) {
+    for (std::size_t d = 0; d < nd; ++d)
       levels[d] = std::min(levels[d], spec.devices[d].max_level());
-      model.set_level(d, levels[d]);
+    model.set_inputs(levels, demand);
+    for (std::size_t d = 0; d < nd; ++d) {
       if (k > 0 && levels[d] != previous[d]) ++m.level_changes;
       previous[d] = levels[d];
       delivered[d] += demand[d] * spec.devices[d].performance[levels[d]] * dt_s;

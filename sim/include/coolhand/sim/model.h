@@ -179,6 +179,8 @@ class ThermalModel {
   void set_ambient(double c);
   void set_level(std::size_t device, std::uint32_t level);
   void set_demand(std::size_t device, double demand);
+  // All devices at once (spans sized to the device count): one power update.
+  void set_inputs(std::span<const std::uint32_t> levels, std::span<const double> demand);
 
   // Advance by the spec's time step (the fast path), or by any `dt` > 0.
   // Sensors due at the new time are sampled. The span overloads set every

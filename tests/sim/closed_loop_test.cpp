@@ -1,0 +1,202 @@
+// The closed loop end to end: identical inputs and seed give byte-identical
+// files; a short scenario's metrics match committed golden values; policy
+// adapters reject mismatches with clear errors; replay of a recorded trace.
+//
+// Golden values live in tests/sim/golden/short-scenario.json. When the model,
+// a governor or the metrics change on purpose, regenerate them with
+//   COOLHAND_UPDATE_GOLDEN=1 build/tests/sim/sim_tests --gtest_filter='Golden*'
+// and commit the file with the change that explains the new numbers.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "coolhand/sim/compare.h"
+#include "coolhand/sim/output.h"
+#include "coolhand/sim/replay.h"
+#include "coolhand/sim/runner.h"
+
+namespace coolhand::sim {
+namespace {
+
+const std::string kData = COOLHAND_SIM_DATA_DIR;
+const std::string kTestDir = COOLHAND_SIM_TEST_DIR;
+const std::string kPolicy = COOLHAND_POLICY_DIR "/reference-umpc.yaml";
+
+ModelSpec reference_model() {
+  auto r = load_model_file(kData + "/models/reference-umpc.yaml");
+  if (auto* e = std::get_if<InputError>(&r)) ADD_FAILURE() << e->to_string();
+  return std::get<ModelSpec>(r);
+}
+
+Workload short_workload(const ModelSpec& m) {
+  auto t = load_csv_file(kTestDir + "/data/short.csv");
+  if (auto* e = std::get_if<InputError>(&t)) ADD_FAILURE() << e->to_string();
+  auto w = Workload::bind(std::get<CsvTable>(t), m);
+  if (auto* e = std::get_if<InputError>(&w)) ADD_FAILURE() << e->to_string();
+  return std::get<Workload>(w);
+}
+
+config::PolicyDocument reference_policy() {
+  auto r = config::load_policy_file(kPolicy);
+  if (!r.errors.empty()) ADD_FAILURE() << r.errors.front().to_string();
+  return *r.document;
+}
+
+std::unique_ptr<Controller> policy_controller(const ModelSpec& m) {
+  auto c = make_policy_controller(m, reference_policy(), "reference-umpc");
+  if (auto* e = std::get_if<std::string>(&c)) ADD_FAILURE() << *e;
+  return std::move(std::get<std::unique_ptr<Controller>>(c));
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// All output of one run, metrics without the wall-clock fields.
+std::string run_outputs(std::uint64_t seed, const std::string& dir) {
+  const ModelSpec spec = reference_model();
+  ThermalModel model(spec, seed);
+  Workload w = short_workload(spec);
+  auto ctl = policy_controller(spec);
+  const auto r = run(model, w, *ctl);
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(write_trace_csv(r.trace, dir + "/trace.csv"), "");
+  auto j = nlohmann::json::parse(metrics_json(r.metrics));
+  j.erase("wall_s");
+  j.erase("steps_per_s");
+  return slurp(dir + "/trace.csv") + j.dump() + plot_run_svg(r.trace, spec, "t");
+}
+
+TEST(DeterminismTest, SameInputsAndSeedGiveIdenticalBytes) {
+  const auto base = std::filesystem::temp_directory_path() / "coolhand-sim-det";
+  const auto a = run_outputs(42, (base / "a").string());
+  const auto b = run_outputs(42, (base / "b").string());
+  const auto c = run_outputs(43, (base / "c").string());
+  EXPECT_GT(a.size(), 10000u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);  // the seed matters: sensor noise differs
+  std::filesystem::remove_all(base);
+}
+
+nlohmann::json golden_metrics(Governor g) {
+  const ModelSpec spec = reference_model();
+  ThermalModel model(spec, 1);
+  Workload w = short_workload(spec);
+  auto ctl = make_governor_controller(spec, g);
+  auto j = nlohmann::json::parse(metrics_json(run(model, w, *ctl, RunOptions{false}).metrics));
+  j.erase("wall_s");
+  j.erase("steps_per_s");
+  return j;
+}
+
+TEST(GoldenTest, ShortScenarioMetricsMatchCommittedValues) {
+  const std::string path = kTestDir + "/golden/short-scenario.json";
+  nlohmann::json now;
+  for (auto g : {Governor::none, Governor::step_wise, Governor::power_allocator})
+    now[std::string(to_string(g))] = golden_metrics(g);
+  if (std::getenv("COOLHAND_UPDATE_GOLDEN")) {
+    std::filesystem::create_directories(kTestDir + "/golden");
+    std::ofstream(path) << now.dump(2) << "\n";
+    GTEST_SKIP() << "golden values rewritten: " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "missing " << path;
+  const auto golden = nlohmann::json::parse(in);
+  for (const auto& [name, metrics] : golden.items()) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(now.contains(name));
+    for (const char* key : {"max_skin_c", "seconds_over_limit", "degree_seconds_over_limit",
+                            "performance", "level_changes_per_min", "energy_j"})
+      EXPECT_NEAR(now[name][key].get<double>(), metrics[key].get<double>(), 1e-3) << key;
+    EXPECT_EQ(now[name]["steps"], metrics["steps"]);
+    EXPECT_EQ(now[name]["performance_by_device"], metrics["performance_by_device"]);
+    EXPECT_EQ(now[name]["sensors"], metrics["sensors"]);
+  }
+}
+
+TEST(ClosedLoopTest, PolicyHoldsSkinAndNoneDoesNot) {
+  const ModelSpec spec = reference_model();
+  ThermalModel a(spec, 1), b(spec, 1);
+  Workload wa = short_workload(spec), wb = short_workload(spec);
+  auto none = make_governor_controller(spec, Governor::none);
+  auto ours = policy_controller(spec);
+  const auto rn = run(a, wa, *none, RunOptions{false}).metrics;
+  const auto ro = run(b, wb, *ours, RunOptions{false}).metrics;
+  EXPECT_EQ(rn.steps, 6000u);
+  EXPECT_DOUBLE_EQ(rn.performance, 1.0);
+  EXPECT_LT(ro.performance, 1.0);
+  EXPECT_LT(ro.max_skin_c, rn.max_skin_c);
+  EXPECT_GT(ro.decisions, 0u);
+  EXPECT_LT(ro.decisions, ro.steps);  // events and timers, not every step
+}
+
+TEST(ClosedLoopTest, PolicyWithUnknownSensorIsRejected) {
+  auto doc = reference_policy();
+  doc.spec.sensors[0].name = "no_such_sensor";
+  for (auto& s : doc.spec.sensors)
+    for (auto& in : s.inputs)
+      if (in == "cpu_therm") in = "no_such_sensor";
+  for (auto& c : doc.spec.controllers)
+    if (c.input == "cpu_therm") c.input = "no_such_sensor";
+  for (auto& z : doc.spec.zones)
+    if (z.sensor == "cpu_therm") z.sensor = "no_such_sensor";
+  auto c = make_policy_controller(reference_model(), doc, "x");
+  ASSERT_TRUE(std::holds_alternative<std::string>(c));
+  EXPECT_NE(std::get<std::string>(c).find("no_such_sensor"), std::string::npos);
+}
+
+TEST(ClosedLoopTest, PolicyWithWrongLevelCountIsRejected) {
+  auto doc = reference_policy();
+  for (auto& d : doc.spec.devices)
+    if (d.name == "modem") d.max_level = 2;
+  auto c = make_policy_controller(reference_model(), doc, "x");
+  ASSERT_TRUE(std::holds_alternative<std::string>(c));
+  EXPECT_NE(std::get<std::string>(c).find("max_level"), std::string::npos);
+}
+
+TEST(ReplayTest, RecordedTraceGivesDecisionsAndEvents) {
+  auto t = load_csv_file(kTestDir + "/data/trace.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<ReplayOutput>(r)) << std::get<InputError>(r).to_string();
+  const auto& o = std::get<ReplayOutput>(r);
+  EXPECT_GE(o.steps, 8u);
+  EXPECT_NE(o.events_csv.find("trip_up"), std::string::npos);
+  EXPECT_NE(o.events_csv.find("trip_down"), std::string::npos);
+  EXPECT_NE(o.max_severity, "none");
+  EXPECT_EQ(o.decisions_csv.substr(0, 16), "time_s,severity,");
+}
+
+TEST(ReplayTest, MissingSensorColumnNamesFileAndHeaderLine) {
+  auto t = parse_csv("# c\ntime_s,cpu_therm\n0,40\n", "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<InputError>(r));
+  EXPECT_EQ(std::get<InputError>(r).file, "rec.csv");
+  EXPECT_EQ(std::get<InputError>(r).line, 2);
+}
+
+TEST(CompareTest, TargetsCheckFlagsAPolicyThatOverheats) {
+  CompareResult r;
+  r.skin_limit_c = 45;
+  r.scenarios = {"s"};
+  r.controllers = {"mine", "step_wise"};
+  r.cells.resize(1);
+  r.cells[0].resize(2);
+  r.cells[0][0].metrics.max_skin_c = 46;
+  r.cells[0][0].metrics.degree_seconds_over_limit = 10;
+  r.cells[0][1].metrics.max_skin_c = 45;
+  const auto failures = check_targets(r);
+  EXPECT_EQ(failures.size(), 2u);  // over limit + 0.5, and more °C·s than step_wise
+  r.cells[0][0].metrics = r.cells[0][1].metrics;
+  r.cells[0][1].metrics.level_changes_per_min = 3;
+  EXPECT_TRUE(check_targets(r).empty());
+}
+
+}  // namespace
+}  // namespace coolhand::sim
