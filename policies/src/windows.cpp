@@ -97,8 +97,12 @@ void Engine::Impl::compute_windows(Time now) {
   for (std::size_t i = 0; i < sensors.size(); ++i) {
     SensorRt& p = sensors[i];
     decision.windows[i] = Window{};
+    if (p.kind != SensorSpec::Kind::physical) {
+      decision.poll_intervals[i] = sp.max_interval;
+      continue;
+    }
     decision.poll_intervals[i] = sp.min_interval;
-    if (p.kind != SensorSpec::Kind::physical || !p.value) continue;
+    if (!p.value) continue;
     const std::int64_t v = p.value->mc();
     std::int64_t lo = std::numeric_limits<std::int64_t>::min() / 4;
     std::int64_t hi = std::numeric_limits<std::int64_t>::max() / 4;
