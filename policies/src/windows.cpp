@@ -29,7 +29,8 @@
 // its last rate of change, stale_after / 2, the period of a time-driven
 // controller (step_wise, pid, power_budget) that is throttling from it, a quarter of a predictor's
 // window, and min_interval while a trip action on it is debouncing; finally clamped to
-// [min_interval, max_interval]. Unknown sensors get min_interval.
+// [min_interval, max_interval]. Unknown sensors get min_interval; virtual ones
+// max_interval (the field is meaningful for physical sensors only).
 //
 // next_step. The earliest of: what controllers and arbitration asked for;
 // when a fir or predictor value next changes by itself (a held sample
