@@ -396,7 +396,9 @@ coolhand_zone_register(struct device *parent,
 	INIT_DELAYED_WORK(&zone->poll_work, coolhand_zone_poll);
 	coolhand_zone_init_state(zone, desc);
 
-	ret = zone->ops->read_temp(zone, &temp_mc);
+	mutex_lock(&zone->lock);
+	ret = __coolhand_zone_read_temp(zone, &temp_mc);
+	mutex_unlock(&zone->lock);
 	if (ret)
 		goto err_free;
 	zone->reported_mc = temp_mc;

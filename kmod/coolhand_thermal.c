@@ -284,9 +284,13 @@ void coolhand_thermal_cdev_remove(struct coolhand_throttle *thr)
 /*
  * Bind the cooling device to the zone's passive trip, over its whole range.
  * Zones without a passive trip get no thermal binding (a critical trip
- * shuts down rather than throttles). The 6.1 core expects binding from a
- * zone's .bind callback; calling it directly is safe here because both
- * objects are registered and stay so while coolhand_lock is held.
+ * shuts down rather than throttles). coolhand bindings are made after both
+ * objects exist, which the 6.1 core's .bind callbacks (run only when a
+ * zone or cooling device registers) cannot express, so this binds
+ * directly, as drivers binding at runtime do. Both objects stay registered
+ * while coolhand_lock is held. The core's own list walk in
+ * thermal_zone_bind_cooling_device() is unlocked in 6.1, like for every
+ * such caller.
  */
 int coolhand_thermal_bind(struct coolhand_binding *b)
 {

@@ -2,25 +2,34 @@
 # checkpatch.pl --strict over the module sources (kernel style).
 #   run-checkpatch.sh KMOD_DIR WORK_DIR
 # checkpatch.pl comes from $CHECKPATCH, an unpacked kernel tree under
-# /usr/src, or Debian's linux-source-6.1 tarball (unpacked into WORK_DIR).
-# Exit 77 (skipped) when none is installed.
+# /usr/src, or Debian's linux-source-6.1 tarball. Unpacking the three files
+# from the tarball means decompressing all of it (~50 s), so they are kept
+# in ${COOLHAND_VM_CACHE:-/var/cache/coolhand-vm}/checkpatch (or WORK_DIR if
+# that is not writable). Exit 77 (skipped) when none is installed.
 set -euo pipefail
 kmod="$1"
 work="$2"
 
+cache="${COOLHAND_VM_CACHE:-/var/cache/coolhand-vm}/checkpatch"
+mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache="$work/unpacked"
 cp_pl="${CHECKPATCH:-}"
 if [ -z "$cp_pl" ]; then
-  for f in /usr/src/linux-source-*/scripts/checkpatch.pl "$work"/linux-source-*/scripts/checkpatch.pl; do
+  for f in /usr/src/linux-source-*/scripts/checkpatch.pl "$cache"/linux-source-*/scripts/checkpatch.pl; do
     [ -f "$f" ] && cp_pl="$f"
   done
 fi
 if [ -z "$cp_pl" ]; then
   tarball="$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1 || true)"
   if [ -n "$tarball" ]; then
-    mkdir -p "$work"
-    tar -xf "$tarball" -C "$work" --wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+    tmp="$(mktemp -d "$cache.XXXXXX")"
+    tar -xf "$tarball" -C "$tmp" --wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
       '*/scripts/const_structs.checkpatch'
-    cp_pl="$(ls "$work"/linux-source-*/scripts/checkpatch.pl | tail -n 1)"
+    mkdir -p "$cache"
+    for d in "$tmp"/linux-source-*; do
+      [ -e "$cache/$(basename "$d")" ] || mv "$d" "$cache/"
+    done
+    rm -rf "$tmp"
+    cp_pl="$(ls "$cache"/linux-source-*/scripts/checkpatch.pl | tail -n 1)"
   fi
 fi
 if [ -z "$cp_pl" ]; then

@@ -673,6 +673,29 @@ void suite_thermal(Tap& t) {
           "cur_state " + std::to_string(read_int(cd0 + "/cur_state").value_or(-1)));
   t.eq(read_int(throttle(0) + "/throttling"), 0, "throttling back to 0");
 
+  // power_allocator on zone 1 drives the same devices through their power
+  // ops (it ignores cooling devices without get_requested_power,
+  // state2power and power2state). Zone 0 stays cool, so its step_wise
+  // instances ask for nothing. With one passive trip (60 C, the control
+  // temperature) and 4000 mW sustainable power the 6.1 PID gives a budget
+  // of 4000 + 4000 * err / 60000 (err = 60000 - T): 2000 mW at 90 C, i.e.
+  // 1000 mW = level 8 for each device (3000 mW - 250 mW per level), and
+  // more than both devices' 6000 mW at 30 C, i.e. level 0.
+  const std::string z1 = zone_dir("emul_zone1");
+  t.eq(write_file(tz1 + "/sustainable_power", "4000"), 0, "zone1 sustainable_power 4000 mW");
+  t.eq(write_file(tz1 + "/policy", "power_allocator"), 0, "zone1 policy power_allocator");
+  t.eq(read_file(tz1 + "/policy"), "power_allocator", "policy reads power_allocator");
+  t.eq(inject(1, 90000), 0, "zone1 at 90000: 30 C over the control temperature");
+  t.check(wait_for([&] { return read_int(cd1 + "/cur_state").value_or(0) >= 7; }, 4000),
+          "power_allocator throttles deeply through the power table",
+          "cur_state " + std::to_string(read_int(cd1 + "/cur_state").value_or(-1)));
+  t.eq(inject(1, 30000), 0, "zone1 at 30000: far below the control temperature");
+  t.check(wait_for([&] { return read_int(cd1 + "/cur_state") == 0; }, 4000),
+          "power_allocator grants full power again",
+          "cur_state " + std::to_string(read_int(cd1 + "/cur_state").value_or(-1)));
+  t.eq(write_file(tz1 + "/policy", "step_wise"), 0, "zone1 back to step_wise");
+  t.eq(read_int(z1 + "/temp1_input"), 30000, "zone1 temp1_input after the governor test");
+
   // hwmon mirror of the thermal zone (CONFIG_THERMAL_HWMON).
   bool hwmon = false;
   for (const auto& h : list_dir("/sys/class/hwmon", "hwmon")) {
