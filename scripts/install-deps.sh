@@ -31,7 +31,7 @@ pkgs=(
   dbus
 )
 if [ "$want_vm" -eq 1 ]; then
-  pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod)
+  pkgs+=(linux-headers-amd64 linux-source-6.1 qemu-system-x86 busybox-static cpio kmod)
 fi
 
 missing=()

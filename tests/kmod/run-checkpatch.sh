@@ -5,7 +5,8 @@
 # /usr/src, or Debian's linux-source-6.1 tarball. Unpacking the three files
 # from the tarball means decompressing all of it (~50 s), so they are kept
 # in ${COOLHAND_VM_CACHE:-/var/cache/coolhand-vm}/checkpatch (or WORK_DIR if
-# that is not writable). Exit 77 (skipped) when none is installed.
+# that is not writable). Exit 77 (skipped) when none is installed, except
+# in CI (CI=true), where that fails.
 set -euo pipefail
 kmod="$1"
 work="$2"
@@ -33,6 +34,10 @@ if [ -z "$cp_pl" ]; then
   fi
 fi
 if [ -z "$cp_pl" ]; then
+  if [ "${CI:-}" = true ]; then
+    echo "run-checkpatch.sh: FAIL: no checkpatch.pl in CI (scripts/install-deps.sh --vm installs linux-source-6.1)" >&2
+    exit 1
+  fi
   echo "run-checkpatch.sh: SKIP: no checkpatch.pl (install linux-source-6.1 or set CHECKPATCH)"
   exit 77
 fi
