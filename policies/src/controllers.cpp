@@ -133,7 +133,8 @@ void pid(ControllerRt& c, const ControllerSpec& spec, MilliC t,
   if (!c.last_update || now >= *c.last_update + spec.period) {
     const double e = (t.mc() - c.setpoint_mc) / 1000.0;
     const double dt = c.last_update ? seconds(now - *c.last_update) : 0.0;
-    const double d = dt > 0.0 ? spec.kd * ((t.mc() - c.last_mc) / 1000.0) / dt : 0.0;
+    const double d =
+        dt > 0.0 ? spec.kd * ((static_cast<double>(t.mc()) - c.last_mc) / 1000.0) / dt : 0.0;
     const double p = spec.kp * e;
     const double trial = c.integral + e * dt;
     const double u_trial = p + spec.ki * trial - d;
@@ -178,7 +179,8 @@ void power_budget(ControllerRt& c, const ControllerSpec& spec, MilliC t,
     const double dt = c.last_update ? seconds(now - *c.last_update) : 0.0;
     const double p = (e < 0.0 ? spec.kp_over_mw : spec.kp_under_mw) * e;
     c.integral = std::clamp(c.integral + spec.ki_mw * e * dt, -max_total, max_total);
-    const double d = dt > 0.0 ? spec.kd_mw * ((e_mc - c.last_mc) / 1000.0) / dt : 0.0;
+    const double d =
+        dt > 0.0 ? spec.kd_mw * ((static_cast<double>(e_mc) - c.last_mc) / 1000.0) / dt : 0.0;
     const double budget =
         std::clamp(spec.sustainable_power_mw + p + c.integral + d, 0.0, max_total);
     c.last_update = now;

@@ -42,10 +42,19 @@ using Kind = SensorSpec::Kind;
 // The predictor keeps at most about this many samples per window.
 constexpr std::int64_t kPredictorBuckets = 16;
 
+// Every sensor value is clamped to ±kMaxValueMc (a million °C), so the sums
+// and differences later stages form with validated spec values stay well
+// inside 32 bits; NaN (from absurd but finite weights) reads as 0.
+constexpr std::int32_t kMaxValueMc = 1'000'000'000;
+
 std::int32_t to_mc(double v) {
-  constexpr double lo = std::numeric_limits<std::int32_t>::min();
-  constexpr double hi = std::numeric_limits<std::int32_t>::max();
-  return static_cast<std::int32_t>(std::clamp(std::round(v), lo, hi));
+  if (std::isnan(v)) return 0;
+  return static_cast<std::int32_t>(
+      std::clamp(std::round(v), -double{kMaxValueMc}, double{kMaxValueMc}));
+}
+
+std::int32_t to_mc(std::int64_t v) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -kMaxValueMc, kMaxValueMc));
 }
 
 // Least-squares slope (m°C per ms) of the samples; 0 with fewer than two.
@@ -90,7 +99,7 @@ void Engine::Impl::eval_sensors(Time now) {
       const bool stale =
           s.raw_mc && spec_s.stale_after > Millis{0} && now - s.raw_at > spec_s.stale_after;
       if (s.raw_mc && !stale) {
-        v = *s.raw_mc + s.offset_mc;
+        v = to_mc(std::int64_t{*s.raw_mc} + s.offset_mc);
         fresh = s.new_reading;
         s.next_change.reset();
         if (spec_s.stale_after > Millis{0})
@@ -205,7 +214,7 @@ void Engine::Impl::eval_sensors(Time now) {
     s.value = v ? std::optional<MilliC>(MilliC(*v)) : std::nullopt;
     s.fresh = fresh;
     if (fresh && v) {
-      s.trend_mc = s.prev_fresh_mc ? *v - *s.prev_fresh_mc : 0;
+      s.trend_mc = s.prev_fresh_mc ? *v - *s.prev_fresh_mc : 0;  // |values| <= 1e9
       s.prev_fresh_mc = v;
     }
     if (!v) {

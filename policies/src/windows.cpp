@@ -141,8 +141,9 @@ void Engine::Impl::compute_windows(Time now) {
     double interval_ms = static_cast<double>(sp.min_interval.count()) +
                          ratio * static_cast<double>((sp.max_interval - sp.min_interval).count());
     if (p.prev_reading && p.raw_mc && p.raw_at > p.prev_reading->t) {
-      const double rate = std::abs(static_cast<double>(*p.raw_mc - p.prev_reading->mc)) /
-                          static_cast<double>((p.raw_at - p.prev_reading->t).count());
+      const double rate =
+          std::abs(static_cast<double>(std::int64_t{*p.raw_mc} - p.prev_reading->mc)) /
+          static_cast<double>((p.raw_at - p.prev_reading->t).count());
       const std::int64_t raw = *p.raw_mc;
       const auto edge = static_cast<double>(std::min(high - raw, raw - low));
       if (rate > 0.0) interval_ms = std::min(interval_ms, std::max(edge, 0.0) / rate);

@@ -233,6 +233,15 @@ const Rule kRules[] = {
   {"OverrideLimitAboveMax", [](PolicySpec& s) { s.profiles[0].devices[0].limit_level = 4; }, "profiles[0].devices[0]", "limit_level"},
   {"OverrideMinAboveLimit", [](PolicySpec& s) { s.profiles[0].devices[0].limit_level = 0; }, "profiles[0].devices[0]", "limit_level"},
   {"DefaultProfileUnknown", [](PolicySpec& s) { s.default_profile = "turbo"; }, "", "default_profile"},
+  // Magnitudes that would overflow the engine's arithmetic.
+  {"TripThresholdHuge", [](PolicySpec& s) { s.zones[0].trips[0].threshold = MilliC::max(); }, "zones[0].trips[0]", "threshold"},
+  {"SensorOffsetHuge", [](PolicySpec& s) { s.sensors[0].offset = MilliC::min(); }, "sensors[0]", "offset"},
+  {"TableRowHuge", [](PolicySpec& s) { s.controllers[1].table[1].up = mc(200'000'000); }, "controllers[1].table[1]", "up"},
+  {"LimitOffsetHuge", [](PolicySpec& s) { s.profiles[0].limit_offset = mc(-150'000'000); }, "profiles[0]", "limit_offset"},
+  {"PeriodHuge", [](PolicySpec& s) { s.controllers[2].period = Millis(std::numeric_limits<std::int64_t>::max()); }, "controllers[2]", "period"},
+  {"StaleAfterHuge", [](PolicySpec& s) { s.sensors[1].stale_after = Millis(std::numeric_limits<std::int64_t>::max()); }, "sensors[1]", "stale_after"},
+  {"WeightHuge", [](PolicySpec& s) { s.sensors[2].weights[1] = 1e300; }, "sensors[2]", "weights"},
+  {"GainHuge", [](PolicySpec& s) { s.controllers[3].kp_over_mw = 1e12; }, "controllers[3]", "kp_over_mw"},
   // Sampling.
   {"FineZero", [](PolicySpec& s) { s.sampling.fine_granularity = mc(0); }, "sampling", "fine_granularity"},
   {"CoarseBelowFine", [](PolicySpec& s) { s.sampling.coarse_granularity = mc(100); }, "sampling", "coarse_granularity"},
@@ -243,6 +252,28 @@ const Rule kRules[] = {
 // clang-format on
 
 INSTANTIATE_TEST_SUITE_P(EachRule, Rules, ::testing::ValuesIn(kRules), rule_name);
+
+TEST(Validate, ExtremeReadingsAreHandled) {
+  CompileResult r = Engine::compile(valid_spec());
+  ASSERT_NE(r.engine, nullptr);
+  Engine& e = *r.engine;
+  const std::int32_t extremes[] = {std::numeric_limits<std::int32_t>::max(),
+                                   std::numeric_limits<std::int32_t>::min(), 0, -273150};
+  std::int64_t t = 0;
+  for (std::int32_t a : extremes) {
+    for (std::int32_t b : extremes) {
+      e.set_sensor(*e.sensor_id("soc"), MilliC(a), Time(t));
+      e.set_sensor(*e.sensor_id("batt"), MilliC(b), Time(t));
+      const Decision& d = e.step(Time(t));
+      for (const Window& w : d.windows) EXPECT_LE(w.low, w.high);
+      t += 700;
+    }
+  }
+  // Clamped to a million degrees, not wrapped around.
+  e.set_sensor(*e.sensor_id("soc"), MilliC::max(), Time(t));
+  e.step(Time(t));
+  EXPECT_EQ(e.sensor_value(*e.sensor_id("soc")), MilliC(1'000'000'000));
+}
 
 TEST(Validate, CollectsEveryError) {
   PolicySpec spec = valid_spec();
