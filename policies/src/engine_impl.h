@@ -103,7 +103,6 @@ struct SensorRt {
   // ema sensors this one depends on (itself included), each with the bound on
   // |change of this sensor| per unit change of that ema.
   std::vector<std::pair<std::uint16_t, double>> ema_gains;
-  bool via_predictor = false;  // depends on a predictor (or is one)
 };
 
 struct ZoneRt {
@@ -142,7 +141,6 @@ struct ControllerRt {
   std::vector<TableRow> rows;
 
   // State.
-  bool active = false;              // requests levels (false: released, requests nothing)
   bool safe = false;                // input unknown: requesting the safe level
   std::optional<Time> last_change;  // step_wise
   std::optional<std::size_t> row;   // table
@@ -152,7 +150,6 @@ struct ControllerRt {
   double output = 0.0;              // pid: 0..1
   std::optional<Time> last_update;  // pid, power_budget
   std::int32_t last_mc = 0;         // pid: T at the last update; power_budget: error in m°C
-  std::optional<Time> next_step;
 };
 
 struct DeviceRt {
