@@ -5,10 +5,13 @@
 // Exit status: 0 after SIGTERM/SIGINT (knobs restored) or --once; 1 on a
 // system error; 2 on a bad policy file; 3 when the policy's required
 // hardware is absent (the unit treats 3 as "not for this machine").
+#include <malloc.h>
 #include <systemd/sd-daemon.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -35,10 +38,27 @@ struct Options {
   bool dry_run = false;
   bool once = false;
   bool verbose = false;
+  std::string netlink = "auto";  // auto: only with the real /sys
 };
 
+// Reads the policy with a buffer of the file's own size, then parses it;
+// anything unusual (not a regular file, unreadable, oversized) goes through
+// config::load_policy_file for its error message. load_policy_file alone
+// would zero-fill a 4 MiB buffer, which stays in the daemon's peak RSS.
 std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd::Logger& log) {
-  auto r = coolhand::config::load_policy_file(path);
+  constexpr std::uintmax_t kMaxPolicyBytes = 1 << 20;
+  coolhand::config::LoadResult r;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  std::ifstream in;
+  if (!ec && size <= kMaxPolicyBytes && std::filesystem::is_regular_file(path, ec))
+    in.open(path, std::ios::binary);
+  std::string text(in ? size : 0, '\0');
+  if (in && in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
+    r = coolhand::config::parse_policy(text, path);
+  } else {
+    r = coolhand::config::load_policy_file(path);
+  }
   for (const auto& e : r.errors) log.error("{}", e.to_string());
   return std::move(r.document);
 }
@@ -54,6 +74,12 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", o.dry_run, "Decide and print what would be written; write nothing");
   app.add_flag("--once", o.once, "One pass: read, decide, write, exit (levels stay applied)");
   app.add_flag("--verbose", o.verbose, "Log every sample");
+  app.add_option(
+         "--netlink", o.netlink,
+         "Thermal netlink events: auto (only with --sysfs-root /sys), on, off. 'on' with a fake "
+         "tree is for measurements: its zone numbers must not clash with the kernel's")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
   CLI11_PARSE(app, argc, argv);
 
@@ -70,11 +96,12 @@ int main(int argc, char** argv) {
   }
   cd::EventLoop& ev = **loop;
 
-  // Events refer to the kernel's zones, so they are used only with the real /sys.
+  // Events refer to the kernel's zones, so by default they are used only with the real /sys.
   std::unique_ptr<cd::Runtime> rt;
   std::unique_ptr<cd::ThermalNetlink> nl;
   bool resync_wanted = false;
-  if (real_sys && !o.once) {
+  const bool want_netlink = o.netlink == "on" || (o.netlink == "auto" && real_sys);
+  if (want_netlink && !o.once) {
     auto opened = cd::ThermalNetlink::open(
         [&](const cd::ThermalEvent& e) {
           if (rt) resync_wanted |= cd::dispatch_thermal_event(*rt, e, cd::monotonic_now());
@@ -198,6 +225,7 @@ int main(int argc, char** argv) {
   }
 
   reschedule();
+  malloc_trim(0);  // give back what parsing and binding used
   sd_notify(0, "READY=1");
   log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
   const int code = ev.run();
