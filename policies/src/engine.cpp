@@ -34,8 +34,10 @@ constexpr std::size_t kPredictorSamples = 64;
 void merge_gains(std::vector<std::pair<std::uint16_t, double>>& into,
                  const std::vector<std::pair<std::uint16_t, double>>& from, double factor,
                  bool sum) {
-  for (const auto& [e, g] : from) {
-    auto it = std::find_if(into.begin(), into.end(), [&](const auto& p) { return p.first == e; });
+  for (const auto& entry : from) {
+    const std::uint16_t e = entry.first;
+    const double g = entry.second;
+    auto it = std::find_if(into.begin(), into.end(), [e](const auto& p) { return p.first == e; });
     if (it == into.end()) {
       into.emplace_back(e, g * factor);
     } else if (sum) {
