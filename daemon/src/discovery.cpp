@@ -81,6 +81,31 @@ Result<SensorBinding> find_hwmon(const Sysfs& fs, const SensorSource& src) {
   return b;
 }
 
+// The coolhand module (kmod/README section 3): zones are
+// /sys/class/coolhand/zone<ID>/ with `name` and `temp1_input` (m°C); the
+// `thermal_zone` link names the mirrored thermal zone, whose mainline
+// netlink events then drive the sensor.
+Result<SensorBinding> find_coolhand_zone(const Sysfs& fs, const SensorSource& src) {
+  auto dir = find_dir_by_attr(fs, "class/coolhand", "zone", "name", src.name);
+  if (!dir)
+    return bind_error("coolhand " + src.name,
+                      "no class/coolhand/zone*/name reads '" + src.name + "'");
+  const std::string base = "class/coolhand/" + *dir + "/";
+  SensorBinding b;
+  b.path = base + "temp1_input";
+  if (!fs.exists(b.path)) return bind_error("coolhand " + src.name, b.path + " does not exist");
+  if (auto link = fs.read_link(base + "thermal_zone")) {
+    const auto slash = link->rfind('/');
+    const std::string leaf = link->substr(slash == std::string::npos ? 0 : slash + 1);
+    if (starts_with(leaf, "thermal_zone")) {
+      b.thermal_zone_id = static_cast<std::uint32_t>(std::strtoul(leaf.c_str() + 12, nullptr, 10));
+    }
+  }
+  if (fs.exists(base + "event_window")) b.event_window_path = base + "event_window";
+  b.description = fmt::format("{} ({})", base + "temp1_input", src.name);
+  return b;
+}
+
 Result<SensorBinding> find_power_supply(const Sysfs& fs, const SensorSource& src) {
   SensorBinding b;
   b.path = "class/power_supply/" + src.name + "/temp";
@@ -190,6 +215,22 @@ Result<std::vector<Found>> find_charge_current(const Sysfs& fs, const DeviceKnob
   return std::vector<Found>{f};
 }
 
+// A coolhand throttle device is reached through the link each bound zone
+// holds to it: class/coolhand/zone*/<name>/throttling (kmod/README 3.1-3.2).
+Result<std::vector<Found>> find_coolhand_device(const Sysfs& fs, const DeviceKnob& k) {
+  auto zones = fs.list("class/coolhand");
+  if (zones) {
+    for (const auto& z : *zones) {
+      const std::string base = "class/coolhand/" + z + "/" + k.name + "/";
+      if (!starts_with(z, "zone") || !fs.exists(base + "throttling")) continue;
+      auto max = read_int(fs, base + "throttling_max");
+      if (!max) return max.error();
+      return std::vector<Found>{{base + "throttling", Range{0, *max}, 0, *max}};
+    }
+  }
+  return bind_error("coolhand " + k.name, "no class/coolhand/zone*/" + k.name + "/throttling");
+}
+
 Result<std::vector<Found>> find_targets(const Sysfs& fs, const DeviceKnob& k) {
   using K = DeviceKnob::Kind;
   switch (k.kind) {
@@ -210,8 +251,7 @@ Result<std::vector<Found>> find_targets(const Sysfs& fs, const DeviceKnob& k) {
     case K::sysfs:
       return std::vector<Found>{{k.path, std::nullopt, std::nullopt, std::nullopt}};
     case K::coolhand:
-      return bind_error("coolhand " + k.name,
-                        "the coolhand module's sysfs ABI is not supported yet (pending kmod/)");
+      return find_coolhand_device(fs, k);
     case K::none:
       break;
   }
@@ -243,8 +283,7 @@ Result<SensorBinding> find_sensor(const Sysfs& fs, const SensorSource& src) {
     case SensorSource::Kind::power_supply:
       return find_power_supply(fs, src);
     case SensorSource::Kind::coolhand:
-      return bind_error("coolhand " + src.name,
-                        "the coolhand module's sysfs ABI is not supported yet (pending kmod/)");
+      return find_coolhand_zone(fs, src);
     case SensorSource::Kind::none:
       break;
   }

@@ -22,7 +22,11 @@ struct SensorBinding {
   std::string path;              // e.g. "class/thermal/thermal_zone3/temp"
   std::int32_t scale_to_mc = 1;  // 1: m°C attribute; 100: tenths of °C (power_supply)
   std::optional<std::uint32_t> thermal_zone_id;  // N of thermal_zoneN: receives netlink events
-  std::string description;                       // "thermal_zone3 (x86_pkg_temp)", for log lines
+  // coolhand module zones: "class/coolhand/zoneN/event_window", where the
+  // engine's window is written so the module reports only changes that
+  // matter (kmod/README 3.3, window mode).
+  std::optional<std::string> event_window_path;
+  std::string description;  // "thermal_zone3 (x86_pkg_temp)", for log lines
 };
 
 [[nodiscard]] Result<SensorBinding> find_sensor(const Sysfs& fs, const config::SensorSource& src);

@@ -201,6 +201,22 @@ void Runtime::sample(std::size_t i, Time now) {
   s.next_poll = now + retry;
 }
 
+// The coolhand module's window mode takes "<low> <high>" with
+// -273150 <= low < high <= 500000 (kmod/README 3.1).
+void Runtime::write_event_window(const std::string& path, const policy::Window& w) {
+  constexpr std::int64_t kLowest = -273150;
+  constexpr std::int64_t kHighest = 500000;
+  const std::int64_t low = std::clamp<std::int64_t>(w.low.mc(), kLowest, kHighest - 1);
+  const std::int64_t high = std::clamp<std::int64_t>(w.high.mc(), low + 1, kHighest);
+  if (opts_.dry_run) {
+    log_.debug("dry-run: would write '{} {}' to {}", low, high, path);
+    return;
+  }
+  if (auto st = fs_.write(path, fmt::format("{} {}", low, high)); !st) {
+    log_.warning("{}", st.error().to_string());
+  }
+}
+
 void Runtime::schedule_polls(Time now) {
   Bound& b = *bound_;
   const auto& sampling = b.doc.spec.sampling;
@@ -213,8 +229,9 @@ void Runtime::schedule_polls(Time now) {
       const policy::Window& w = d.windows.at(s.id.index);
       const bool changed =
           !s.sent_window || s.sent_window->low != w.low || s.sent_window->high != w.high;
-      if (changed && on_window && s.binding->thermal_zone_id) {
-        on_window(*s.binding->thermal_zone_id, w);
+      if (changed) {
+        if (s.binding->event_window_path) write_event_window(*s.binding->event_window_path, w);
+        if (on_window && s.binding->thermal_zone_id) on_window(*s.binding->thermal_zone_id, w);
         s.sent_window = w;
       }
       continue;

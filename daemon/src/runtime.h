@@ -6,12 +6,15 @@
 // returns. Tests drive it with a virtual clock and a temp-dir sysfs.
 //
 // Sensor rules:
-// - A sensor is event-driven when it is a thermal zone and the thermal
-//   netlink family is subscribed: the kernel pushes its temperature
-//   (SAMPLING_TEMP, TRIP_UP/DOWN, THRESHOLD_UP/DOWN) and it is never polled
-//   while readable. Every other sensor is polled at the engine's adaptive
-//   interval for it (Decision::poll_intervals, clamped to the policy's
-//   sampling min/max).
+// - A sensor is event-driven when it is a thermal zone (or a coolhand module
+//   zone, through its mirrored thermal zone) and the thermal netlink family
+//   is subscribed: the kernel pushes its temperature (SAMPLING_TEMP,
+//   TRIP_UP/DOWN, THRESHOLD_UP/DOWN) and it is never polled while readable.
+//   Its engine window goes to the kernel: as user thresholds (on_window,
+//   6.13+) and, for coolhand zones, written to the zone's event_window so
+//   the module reports only changes the policy cares about. Every other sensor is polled at the
+//   engine's adaptive interval for it (Decision::poll_intervals, clamped to the policy's sampling
+//   min/max).
 // - A read that fails or returns garbage counts as a failure; after
 //   `lost_after_failures` consecutive failures the sensor is lost: the engine
 //   is told it is unknown (its controllers go to their safe level) and one
@@ -119,6 +122,7 @@ class Runtime {
   void sample(std::size_t i, Time now);
   void step(Time now);
   void schedule_polls(Time now);
+  void write_event_window(const std::string& path, const policy::Window& w);
   void log_events(const policy::Decision& d);
   [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
   void remember_originals(const Bound& b);

@@ -100,3 +100,14 @@ bool RootedSysfs::exists(std::string_view rel) const {
 }
 
 }  // namespace coolhand::daemon
+
+namespace coolhand::daemon {
+
+Result<std::string> RootedSysfs::read_link(std::string_view rel) const {
+  std::array<char, 4096> buf{};
+  const ssize_t n = ::readlink(absolute(rel).c_str(), buf.data(), buf.size() - 1);
+  if (n < 0) return errno_error("readlink", std::string(rel), errno);
+  return std::string(buf.data(), static_cast<std::size_t>(n));
+}
+
+}  // namespace coolhand::daemon

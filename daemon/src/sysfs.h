@@ -28,6 +28,8 @@ class Sysfs {
   // Entry names of a directory, sorted; an error if it is absent.
   [[nodiscard]] virtual Result<std::vector<std::string>> list(std::string_view rel) const = 0;
   [[nodiscard]] virtual bool exists(std::string_view rel) const = 0;
+  // Target of a symbolic link, as stored (e.g. "../../thermal/thermal_zone4").
+  [[nodiscard]] virtual Result<std::string> read_link(std::string_view rel) const = 0;
   // The absolute path a relative path refers to (for log lines).
   [[nodiscard]] virtual std::string absolute(std::string_view rel) const = 0;
 
@@ -44,6 +46,7 @@ class RootedSysfs final : public Sysfs {
   [[nodiscard]] Status write(std::string_view rel, std::string_view value) override;
   [[nodiscard]] Result<std::vector<std::string>> list(std::string_view rel) const override;
   [[nodiscard]] bool exists(std::string_view rel) const override;
+  [[nodiscard]] Result<std::string> read_link(std::string_view rel) const override;
   [[nodiscard]] std::string absolute(std::string_view rel) const override;
   [[nodiscard]] const std::string& root() const { return root_; }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "fake_tree.h"
 
 namespace coolhand::daemon {
@@ -215,6 +217,50 @@ TEST(FindKnob, GarbageInTheKnobIsAnError) {
   t.write("class/thermal/cooling_device0/cur_state", 0);
   t.write("class/thermal/cooling_device0/max_state", "");
   EXPECT_FALSE(find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Fan"), 3, kNone));
+}
+
+}  // namespace
+}  // namespace coolhand::daemon
+
+namespace coolhand::daemon {
+namespace {
+
+// kmod/README section 3: zones under class/coolhand, devices reached through
+// the zone's link to them, the mirrored thermal zone through a link.
+void coolhand_module(FakeTree& t) {
+  t.write("class/coolhand/zone0/name", "skin");
+  t.write("class/coolhand/zone0/temp1_input", 41000);
+  t.write("class/coolhand/zone0/event_window", "40000 42000");
+  t.write("devices/coolhand_emul/throttle0/throttling", 0);
+  t.write("devices/coolhand_emul/throttle0/throttling_max", 10);
+  t.thermal_zone(4, "skin", 41000);
+  std::filesystem::create_directory_symlink("../../../devices/coolhand_emul/throttle0",
+                                            t.root() + "/class/coolhand/zone0/emul_throttle0");
+  std::filesystem::create_directory_symlink("../../thermal/thermal_zone4",
+                                            t.root() + "/class/coolhand/zone0/thermal_zone");
+}
+
+TEST(FindSensor, CoolhandZoneByNameWithItsThermalMirror) {
+  FakeTree t;
+  coolhand_module(t);
+  RootedSysfs fs(t.root());
+  auto b = find_sensor(fs, source(SensorSource::Kind::coolhand, "skin"));
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(b->path, "class/coolhand/zone0/temp1_input");
+  EXPECT_EQ(b->thermal_zone_id, 4u);
+  EXPECT_EQ(b->event_window_path, "class/coolhand/zone0/event_window");
+  EXPECT_FALSE(find_sensor(fs, source(SensorSource::Kind::coolhand, "cpu")));
+}
+
+TEST(FindKnob, CoolhandDeviceThroughTheZoneLink) {
+  FakeTree t;
+  coolhand_module(t);
+  RootedSysfs fs(t.root());
+  auto b = find_knob(fs, knob(DeviceKnob::Kind::coolhand, "emul_throttle0"), 5, kNone);
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(b->targets[0].path, "class/coolhand/zone0/emul_throttle0/throttling");
+  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{0, 2, 4, 6, 8, 10}));
+  EXPECT_FALSE(find_knob(fs, knob(DeviceKnob::Kind::coolhand, "emul_throttle9"), 5, kNone));
 }
 
 }  // namespace

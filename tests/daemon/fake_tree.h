@@ -53,6 +53,9 @@ class FaultySysfs final : public Sysfs {
     return real_.list(rel);
   }
   [[nodiscard]] bool exists(std::string_view rel) const override { return real_.exists(rel); }
+  [[nodiscard]] Result<std::string> read_link(std::string_view rel) const override {
+    return real_.read_link(rel);
+  }
   [[nodiscard]] std::string absolute(std::string_view rel) const override {
     return real_.absolute(rel);
   }

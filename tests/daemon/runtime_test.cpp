@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
+
 #include "coolhand/config/policy_file.h"
 #include "fake_tree.h"
 
@@ -344,6 +347,32 @@ TEST_F(RuntimeTest, ResumeRewritesLevelsFirmwareReset) {
   EXPECT_EQ(tree.read_int(kCpu), 400000);
   EXPECT_EQ(tree.read_int(kFan), 2);
   EXPECT_EQ(rt->counters().resumes, 1u);
+}
+
+TEST_F(RuntimeTest, CoolhandZoneGetsTheEngineWindow) {
+  tree.write("class/coolhand/zone0/name", "skin-module");
+  tree.write("class/coolhand/zone0/temp1_input", 41000);
+  tree.write("class/coolhand/zone0/event_window", "0 1");
+  std::string policy = kPolicy;
+  policy.replace(policy.find("{kind: thermal_zone, name: skin-therm}"), 38,
+                 "{kind: coolhand, name: skin-module}");
+  // Without a thermal mirror the zone is polled; with events the window is written.
+  auto rt = make(policy.c_str(), {.events_available = true});
+  ASSERT_TRUE(rt);
+  EXPECT_EQ(tree.read("class/coolhand/zone0/event_window"), "0 1\n");  // polled: untouched
+  std::filesystem::create_directory_symlink(tree.root() + "/class/thermal/thermal_zone0",
+                                            tree.root() + "/class/coolhand/zone0/thermal_zone");
+  auto rt2 = make(policy.c_str(), {.events_available = true});
+  ASSERT_TRUE(rt2);
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  ASSERT_EQ(
+      std::sscanf(tree.read("class/coolhand/zone0/event_window").c_str(), "%ld %ld", &low, &high),
+      2);
+  EXPECT_LE(low, 41000);
+  EXPECT_GE(high, 41000);
+  EXPECT_LT(low, high);
+  EXPECT_LE(high, 45000);  // the next limit (table row at 45 °C) bounds the window
 }
 
 TEST_F(RuntimeTest, StatusLineSaysWhatIsThrottled) {
