@@ -76,12 +76,14 @@ void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<Senso
       }
       gain = sum ? gain + factor * in.gain : std::max(gain, factor * in.gain);
       s.leaves.insert(s.leaves.end(), in.leaves.begin(), in.leaves.end());
-      merge_gains(s.ema_gains, in.ema_gains, factor, sum);
+      merge_gains(s.drift_gains, in.drift_gains, factor, sum);
     }
     std::sort(s.leaves.begin(), s.leaves.end());
     s.leaves.erase(std::unique(s.leaves.begin(), s.leaves.end()), s.leaves.end());
     s.gain = gain;
-    if (s.kind == Kind::ema) s.ema_gains.emplace_back(i, 1.0);
+    if (s.kind == Kind::ema || s.kind == Kind::fir || s.kind == Kind::predictor) {
+      s.drift_gains.emplace_back(i, 1.0);
+    }
   }
 }
 

@@ -93,16 +93,23 @@ struct SensorRt {
   // predictor: readings of the input inside the regression window.
   SampleRing samples;
   double slope = 0.0;  // predictor: m°C per ms over `samples`
-  // fir, predictor: when the value next changes with no new reading.
+  // fir, predictor: when the value next changes with no new reading;
+  // physical: when the reading turns stale.
   std::optional<Time> next_change;
+  // ema, fir, predictor: a bound on how far the value can still move with no
+  // new reading (m°C), as the average settles, held samples slide past the
+  // taps, or samples leave the regression window.
+  double drift = 0.0;
+  double slope_drift = 0.0;  // predictor: the same bound on the slope (m°C/ms)
 
   // Windows: bound on |change of this sensor| per unit of simultaneous change
   // of each physical sensor it depends on (∞-norm Lipschitz constant).
   double gain = 1.0;
   std::vector<std::uint16_t> leaves;  // physical sensors this one depends on (itself if physical)
-  // ema sensors this one depends on (itself included), each with the bound on
-  // |change of this sensor| per unit change of that ema.
-  std::vector<std::pair<std::uint16_t, double>> ema_gains;
+  // Drifting sensors (ema, fir, predictor) this one depends on, itself
+  // included, each with the bound on |change of this sensor| per unit change
+  // of that one.
+  std::vector<std::pair<std::uint16_t, double>> drift_gains;
 };
 
 struct ZoneRt {

@@ -57,28 +57,47 @@ std::int32_t to_mc(std::int64_t v) {
   return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -kMaxValueMc, kMaxValueMc));
 }
 
-// Least-squares slope (m°C per ms) of the samples; 0 with fewer than two.
-double regression_slope(const SampleRing& w) {
-  if (w.size() < 2) return 0.0;
-  double mt = 0.0, mv = 0.0;
-  const double t0 = static_cast<double>(w[0].t.count());
-  for (std::size_t k = 0; k < w.size(); ++k) {
-    mt += static_cast<double>(w[k].t.count()) - t0;
-    mv += w[k].mc;
+// Least-squares slope (m°C per ms) of the samples (0 with fewer than two),
+// and the largest change of that slope as the oldest samples leave one by
+// one. Sums run from the newest sample back, so every suffix's fit comes out
+// of one pass; times are relative to the newest sample.
+struct SlopeFit {
+  double slope = 0.0;
+  double drift = 0.0;
+};
+
+SlopeFit fit_slopes(const SampleRing& w) {
+  SlopeFit fit;
+  const std::size_t n = w.size();
+  if (n < 2) return fit;
+  const auto t_newest = static_cast<double>(w.back().t.count());
+  double st = 0.0, sv = 0.0, stt = 0.0, stv = 0.0;
+  double lo = 0.0, hi = 0.0;  // range of the suffix slopes (the last suffix has slope 0)
+  for (std::size_t i = n; i-- > 0;) {
+    const double t = static_cast<double>(w[i].t.count()) - t_newest;
+    const double v = w[i].mc;
+    st += t;
+    sv += v;
+    stt += t * t;
+    stv += t * v;
+    const auto m = static_cast<double>(n - i);
+    const double den = m * stt - st * st;
+    const double slope = den > 0.0 ? (m * stv - st * sv) / den : 0.0;
+    if (i == 0) {
+      fit.slope = slope;
+    } else {
+      lo = std::min(lo, slope);
+      hi = std::max(hi, slope);
+    }
   }
-  mt /= static_cast<double>(w.size());
-  mv /= static_cast<double>(w.size());
-  double num = 0.0, den = 0.0;
-  for (std::size_t k = 0; k < w.size(); ++k) {
-    const double dt = static_cast<double>(w[k].t.count()) - t0 - mt;
-    num += dt * (w[k].mc - mv);
-    den += dt * dt;
-  }
-  return den > 0.0 ? num / den : 0.0;
+  fit.drift = std::max(std::abs(hi - fit.slope), std::abs(fit.slope - lo));
+  return fit;
 }
 
 void reset_time_state(SensorRt& s) {
   s.slope = 0.0;
+  s.drift = 0.0;
+  s.slope_drift = 0.0;
   s.ema_valid = false;
   for (SampleRing& h : s.history) h.clear();
   s.samples.clear();
@@ -149,6 +168,7 @@ void Engine::Impl::eval_sensors(Time now) {
             }
             if (std::abs(in - s.ema_mc) < 0.5) s.ema_mc = in;
             s.ema_at = now;
+            s.drift = std::abs(in - s.ema_mc);
             v = to_mc(s.ema_mc + s.offset_mc);
             break;
           }
@@ -158,6 +178,7 @@ void Engine::Impl::eval_sensors(Time now) {
             const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
             double sum = 0.0;
             s.next_change.reset();
+            s.drift = 0.0;
             for (std::size_t j = 0; j < s.inputs.size(); ++j) {
               SampleRing& h = s.history[j];
               if (h.empty() || h.back().mc != x(j)) h.push({now, x(j)});
@@ -170,6 +191,7 @@ void Engine::Impl::eval_sensors(Time now) {
                 const Time at = now - period * k;
                 while (idx > 0 && h[idx].t > at) --idx;
                 sum += s.weights[j * taps + k] * h[idx].mc;
+                s.drift += std::abs(s.weights[j * taps + k]) * std::abs(x(j) - h[idx].mc);
                 if (k > 0 && idx + 1 < h.size()) {
                   const Time t = h[idx + 1].t + period * k;
                   if (!s.next_change || t < *s.next_change) s.next_change = t;
@@ -195,7 +217,12 @@ void Engine::Impl::eval_sensors(Time now) {
               w.pop_front();
               changed = true;
             }
-            if (changed) s.slope = regression_slope(w);
+            if (changed) {
+              const SlopeFit fit = fit_slopes(w);
+              s.slope = fit.slope;
+              s.slope_drift = fit.drift;
+            }
+            s.drift = s.slope_drift * static_cast<double>(spec_s.horizon.count());
             if (w.size() >= 2) {
               s.next_change = w[0].t + spec_s.window;
             } else {

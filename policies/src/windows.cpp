@@ -33,12 +33,14 @@
 // max_interval (the field is meaningful for physical sensors only).
 //
 // next_step. The earliest of: what controllers and arbitration asked for;
-// when a fir or predictor value next changes by itself (a held sample
-// sliding past a tap, a sample leaving the regression window); when a
-// physical reading turns stale; one min_interval ahead while an ema is still
-// settling by more than its consumer's room to the nearest point, or while a
-// trip action is debouncing (the adapter should take fresh readings then).
-// With everything cool and settled there is no next_step at all.
+// when a physical reading turns stale; one min_interval ahead while a trip
+// action is debouncing (the adapter should take fresh readings then); and,
+// for a consumer whose drifting inputs (ema, fir, predictor) could still move
+// it further than its room to the nearest point (sum of gain * drift bound >
+// room), the next time one of them changes by itself: a fir's held sample
+// sliding past a tap, a predictor's sample leaving the window, or one
+// min_interval ahead for a settling ema. With everything cool, or settled,
+// or far from every limit, there is no next_step at all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -76,19 +78,24 @@ void Engine::Impl::compute_windows(Time now) {
     if (c.known) measure(c, s.value->mc(), sp.near_distance.mc());
   }
 
-  // Steps needed with no new reading.
+  // Steps needed with no new reading: a reading turning stale, and drifting
+  // sensors that could carry a consumer across a limit.
   for (const SensorRt& s : sensors) {
-    if (s.next_change) want_step(*s.next_change);
+    if (s.kind == SensorSpec::Kind::physical && s.next_change) want_step(*s.next_change);
   }
   for (const Consumer& c : consumers) {
     if (!c.known) continue;
-    const double room = static_cast<double>(std::min(c.d_above, c.d_below));
-    for (const auto& [e, g] : sensors[c.sensor].ema_gains) {
-      const SensorRt& ema = sensors[e];
-      if (!ema.ema_valid || !ema.value) continue;
-      const double pending = std::abs(sensors[ema.inputs[0]].value->mc() - ema.ema_mc);
-      if (pending * g > room) want_step(now + sp.min_interval);
+    double drift = 0.0;
+    std::optional<Time> when;
+    for (const auto& [e, g] : sensors[c.sensor].drift_gains) {
+      const SensorRt& d = sensors[e];
+      if (!d.value || !(d.drift > 0.0)) continue;
+      drift += g * d.drift;
+      const Time t = d.kind == SensorSpec::Kind::ema || !d.next_change ? now + sp.min_interval
+                                                                       : *d.next_change;
+      if (!when || t < *when) when = t;
     }
+    if (when && drift > static_cast<double>(std::min(c.d_above, c.d_below))) want_step(*when);
   }
   for (const ZoneRt& z : zones) {
     if (z.debouncing) want_step(now + sp.min_interval);

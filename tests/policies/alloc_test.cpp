@@ -19,8 +19,12 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 namespace coolhand::policy::testing {
 namespace {
@@ -38,8 +42,9 @@ PolicySpec everything() {
   SensorSpec pred = virtual_sensor("pred", SK::predictor, {"est"});
   pred.horizon = Millis(10000);
   pred.window = Millis(5000);
-  spec.sensors = {physical("a"), physical("b"), ema, fir, pred,
-                  virtual_sensor("sum", SK::weighted_sum, {"a", "b"}, {0.5, 0.5})};
+  spec.sensors = {physical("a"), physical("b"),
+                  ema,           fir,
+                  pred,          virtual_sensor("sum", SK::weighted_sum, {"a", "b"}, {0.5, 0.5})};
   DeviceSpec cpu = device("cpu", 3);
   cpu.power_mw = {3000, 2000, 1000, 500};
   cpu.max_step_up = 1;
@@ -90,7 +95,8 @@ TEST(Allocation, StepDoesNotAllocateInSteadyState) {
   const auto drive = [&](std::int64_t from, std::int64_t to) {
     for (std::int64_t n = from; n < to; ++n) {
       const std::int64_t phase = n % 600;
-      const auto temp = static_cast<std::int32_t>(35000 + 100 * (phase < 300 ? phase : 600 - phase));
+      const auto temp =
+          static_cast<std::int32_t>(35000 + 100 * (phase < 300 ? phase : 600 - phase));
       rig.set("a", temp, ms(n * 100));
       if (n % 50 == 7) {
         rig.engine->set_sensor_unknown(rig.sensor("b"), ms(n * 100));

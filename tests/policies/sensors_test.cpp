@@ -129,6 +129,11 @@ TEST(Virtual, FirOverHeldSamples) {
   f.taps = 3;
   f.tap_period = Millis(1000);
   spec.sensors = {physical("a"), physical("b"), f};
+  // A consumer with its limit at 18 °C, so the fir's drift matters.
+  spec.devices = {device("d", 1)};
+  ControllerSpec bb = controller("bb", CK::bang_bang, "f", {"d"});
+  bb.threshold = mc(18000);
+  spec.controllers = {bb};
   Rig rig(spec);
   ASSERT_TRUE(rig.ok());
   rig.set("a", 10000, ms(0));
@@ -140,14 +145,22 @@ TEST(Virtual, FirOverHeldSamples) {
   const Decision& d = rig.feed("a", 20000, ms(500));
   // a(now)=20, a(now-1s)=10, a(now-2s)=10 -> 10+3+2 = 15.
   EXPECT_EQ(value(rig, "f"), 15000);
+  // It can still drift by 0.3*10 + 0.2*10 = 5 °C, more than the 2.999 °C
+  // room below 18 °C: step when the change reaches tap 1.
   ASSERT_TRUE(d.next_step.has_value());
-  EXPECT_EQ(d.next_step->count(), 1500);  // the change reaches tap 1
-  rig.feed("b", 26000, ms(1500));
+  EXPECT_EQ(d.next_step->count(), 1500);
+  const Decision& d2 = rig.feed("b", 26000, ms(1500));
   // a: 0.5*20 + 0.3*20 + 0.2*10 = 18; b: 26 - 20 = 6.
   EXPECT_EQ(value(rig, "f"), 24000);
-  rig.step(ms(2500));
+  // Drift 0.2*10 + 1*6 = 8 °C against 6 °C of room above 18.
+  ASSERT_TRUE(d2.next_step.has_value());
+  EXPECT_EQ(d2.next_step->count(), 2500);
+  const Decision& d3 = rig.step(ms(2500));
   // a: all taps 20 except tap 2 (t=500: 20) -> 20; b: 26 + 0 - 20 = 6.
   EXPECT_EQ(value(rig, "f"), 26000);
+  // Drift 6 °C against 8 °C of room: the last change cannot cross 18 °C, so
+  // no step is needed for it.
+  EXPECT_FALSE(d3.next_step.has_value());
   const Decision& settled = rig.step(ms(3500));
   EXPECT_EQ(value(rig, "f"), 20000);  // b: 26 - 26 = 0
   EXPECT_FALSE(settled.next_step.has_value());
@@ -159,6 +172,10 @@ TEST(Virtual, PredictorExtrapolatesTheSlope) {
   p.horizon = Millis(10000);
   p.window = Millis(5000);
   spec.sensors = {physical("a"), p};
+  spec.devices = {device("d", 1)};
+  ControllerSpec bb = controller("bb", CK::bang_bang, "p", {"d"});
+  bb.threshold = mc(45000);
+  spec.controllers = {bb};
   Rig rig(spec);
   ASSERT_TRUE(rig.ok());
   rig.feed("a", 40000, ms(0));
@@ -167,8 +184,10 @@ TEST(Virtual, PredictorExtrapolatesTheSlope) {
   EXPECT_EQ(value(rig, "p"), 51000);
   const Decision& d = rig.feed("a", 42000, ms(2000));
   EXPECT_EQ(value(rig, "p"), 52000);
+  // As samples leave, the slope can fall to 0 (prediction 42 °C), across the
+  // 45 °C limit: step when the oldest sample leaves the window.
   ASSERT_TRUE(d.next_step.has_value());
-  EXPECT_EQ(d.next_step->count(), 5000);  // the oldest sample leaves the window
+  EXPECT_EQ(d.next_step->count(), 5000);
   rig.feed("a", 42000, ms(4000));
   // Samples (0,40) (1,41) (2,42) (4,42): slope = 4.25 / 8.75 °C/s.
   EXPECT_EQ(value(rig, "p"), 42000 + static_cast<std::int32_t>(std::lround(10000 * 17.0 / 35.0)));

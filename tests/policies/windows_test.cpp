@@ -232,6 +232,28 @@ TEST(NextStep, AbsentWhenIdleAndCool) {
   for (const DeviceDecision& dev : d.devices) EXPECT_EQ(dev.level, 0U);
 }
 
+// What the daemon and simulator do: re-read every sensor when woken for
+// next_step. Small noise in those readings must not keep a cool engine awake.
+TEST(NextStep, ReReadingNoisySensorsLetsACoolEngineSleep) {
+  Rig rig(busy_policy());
+  ASSERT_TRUE(rig.ok());
+  rig.set("soc", 35000, ms(0));
+  rig.set("batt", 30000, ms(0));
+  rig.step(ms(0));
+  rig.set("soc", 36000, ms(1000));
+  Decision d = rig.step(ms(1000));
+  int wakeups = 0;
+  while (d.next_step && wakeups < 100) {
+    const Time t = *d.next_step;
+    rig.set("soc", 36000 + 60 * (wakeups % 3), t);
+    rig.set("batt", 30000 - 40 * (wakeups % 2), t);
+    d = rig.step(t);
+    ++wakeups;
+  }
+  EXPECT_FALSE(d.next_step.has_value());
+  EXPECT_LT(wakeups, 5);
+}
+
 TEST(NextStep, PeriodicWhileAControllerIsEngaged) {
   Rig rig(busy_policy());
   ASSERT_TRUE(rig.ok());
