@@ -33,6 +33,11 @@ struct Case {
   std::vector<std::string> errors;
 };
 
+// gtest prints the case by name instead of as bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class BadPolicy : public testing::TestWithParam<Case> {};
 
 TEST_P(BadPolicy, GivesExactlyTheseErrors) {
