@@ -158,7 +158,9 @@ Fields::Fields(Context& ctx, const YAML::Node& node, const YAML::Mark& at, std::
       continue;
     }
     const std::string& name = k.Scalar();
-    if (const Entry* first = find(name)) {
+    const auto [slot, inserted] = index_.try_emplace(name, entries_.size());
+    if (!inserted) {
+      const Entry* first = &entries_[slot->second];
       const YAML::Mark fm = first->key_node.Mark();
       ctx_.error(km, key_path(name),
                  "duplicate key (first at line " + std::to_string(one_based(fm.line)) +
@@ -188,10 +190,8 @@ void Fields::allow(std::initializer_list<std::string_view> allowed,
 }
 
 const Entry* Fields::find(std::string_view key) const {
-  for (const Entry& e : entries_) {
-    if (e.key == key) return &e;
-  }
-  return nullptr;
+  const auto it = index_.find(key);
+  return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 YAML::Mark Fields::value_mark(const Entry& e) const {

@@ -145,6 +145,7 @@ class Fields {
   std::string what_;
   bool is_map_ = false;
   std::vector<Entry> entries_;
+  std::map<std::string, std::size_t, std::less<>> index_;  // key -> entries_ index
 };
 
 // "a mapping", "a list", "nothing", "a quoted string", ... for messages.

@@ -76,20 +76,19 @@ struct Rejected {
 };
 
 // Walks the event stream and rejects what the policy language does not
-// accept: nesting deeper than kMaxDepth, anchors and aliases.
+// accept: nesting deeper than kMaxDepth, more than kMaxNodes nodes, anchors
+// and aliases.
 class Guard final : public YAML::EventHandler {
  public:
   void OnDocumentStart(const YAML::Mark& mark) override { document_ = mark; }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    check_anchor(mark, anchor);
-  }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { node(mark, anchor); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
     throw Rejected{mark, "aliases (*name) are not supported; write the value out"};
   }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                 const std::string&) override {
-    check_anchor(mark, anchor);
+    node(mark, anchor);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -105,22 +104,28 @@ class Guard final : public YAML::EventHandler {
     throw Rejected{mark, "anchors (&name) are not supported; write the value out"};
   }
 
+  // Where the latest document started.
+  [[nodiscard]] const YAML::Mark& document() const { return document_; }
+
  private:
-  static void check_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
+  void node(const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (anchor != YAML::NullAnchor) {
       throw Rejected{mark, "anchors (&name) are not supported; write the value out"};
     }
+    if (++nodes_ > kMaxNodes) {
+      throw Rejected{mark, "more than " + std::to_string(kMaxNodes) + " YAML nodes"};
+    }
   }
   void enter(const YAML::Mark& mark, YAML::anchor_t anchor) {
-    check_anchor(mark, anchor);
+    node(mark, anchor);
     if (++depth_ > kMaxDepth) {
       throw Rejected{mark, "nesting is deeper than " + std::to_string(kMaxDepth) + " levels"};
     }
   }
-  int depth_ = 0;
 
- public:
-  YAML::Mark document_;  // where the latest document started
+  int depth_ = 0;
+  std::size_t nodes_ = 0;
+  YAML::Mark document_;
 };
 
 int one_based(int v) {
@@ -155,7 +160,7 @@ YamlInput read_yaml(std::string_view text, std::string_view file) {
     while (parser.HandleNextDocument(guard)) {
       if (++documents > 1) {
         out.errors.push_back(
-            make_error(file, one_based(guard.document_.line), one_based(guard.document_.column),
+            make_error(file, one_based(guard.document().line), one_based(guard.document().column),
                        "more than one YAML document ('---'); a policy is one document"));
         return out;
       }

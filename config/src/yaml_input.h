@@ -1,6 +1,7 @@
 // The boundary between raw policy text and yaml-cpp. Checks the bytes are
 // UTF-8, walks the event stream once with a depth limit (so hostile input
-// cannot make yaml-cpp recurse deeply while building nodes), rejects anchors,
+// cannot make yaml-cpp recurse deeply while building nodes) and a node
+// budget (so it cannot make yaml-cpp allocate without bound), rejects anchors,
 // aliases and multiple documents, and then builds the node tree. Every
 // yaml-cpp exception is caught here and becomes an error value.
 #pragma once
@@ -17,8 +18,12 @@ namespace coolhand::config::detail {
 
 // Deepest nesting of mappings and sequences accepted. A policy needs about 6.
 inline constexpr int kMaxDepth = 32;
-// Largest policy text accepted, in bytes.
-inline constexpr std::size_t kMaxTextBytes = 4 * 1024 * 1024;
+// Largest policy text accepted, in bytes. A real policy is a few KiB.
+inline constexpr std::size_t kMaxTextBytes = 1024 * 1024;
+// Most YAML nodes (scalars, lists, mappings) accepted. A real policy has a
+// few thousand; yaml-cpp needs some hundred bytes and noticeable time per
+// node, so this bounds the cost of hostile input before the tree is built.
+inline constexpr std::size_t kMaxNodes = 100'000;
 
 struct YamlInput {
   std::optional<YAML::Node> root;  // set iff errors is empty

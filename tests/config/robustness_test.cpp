@@ -110,7 +110,29 @@ TEST(Robustness, SecondDocumentIsRejected) {
 TEST(Robustness, OversizedTextIsRejected) {
   const std::string text(detail::kMaxTextBytes + 1, '#');
   EXPECT_EQ(errors_of(text),
-            (std::vector<std::string>{"p.yaml:1:1: file is larger than 4194304 bytes"}));
+            (std::vector<std::string>{"p.yaml:1:1: file is larger than 1048576 bytes"}));
+}
+
+TEST(Robustness, NodeBudget) {
+  std::string text = "version: 1\nx: [";
+  for (std::size_t i = 0; i < detail::kMaxNodes; ++i) text += "1,";
+  text += "1]\n";
+  // Nodes: the root mapping, 2 keys, the version, the list and its items;
+  // the budget runs out inside the list.
+  const auto errors = errors_of(text);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "p.yaml:2:" + std::to_string(5 + 2 * (detail::kMaxNodes - 5)) +
+                           ": more than 100000 YAML nodes");
+}
+
+TEST(Robustness, ManyEntriesLoad) {
+  // Large sections must stay cheap (no quadratic duplicate checks).
+  std::string text = "version: 1\nsensors:\n";
+  for (int i = 0; i < 30000; ++i) text += "  s" + std::to_string(i) + ": {}\n";
+  const LoadResult r = parse_policy(text, "p.yaml");
+  ASSERT_TRUE(r.document.has_value());
+  EXPECT_EQ(r.document->spec.sensors.size(), 30000u);
+  EXPECT_EQ(r.document->spec.sensors[29999].name, "s29999");
 }
 
 TEST(Robustness, HugeNumbersAreRangeErrors) {
