@@ -37,7 +37,7 @@ Logind::~Logind() {
 
 Status Logind::request(policy::TripAction action) {
   const char* method = action == policy::TripAction::shutdown ? "PowerOff" : "Suspend";
-  sd_bus_error err = SD_BUS_ERROR_NULL;
+  sd_bus_error err{};  // SD_BUS_ERROR_NULL, without its C compound literal
   const int r = sd_bus_call_method(bus_, kService, kPath, kManager, method, &err, nullptr, "b", 0);
   Status s = Ok{};
   if (r < 0) s = SysError{"logind", method, -r, err.message ? err.message : ""};
