@@ -65,7 +65,16 @@ Status Actuator::verify() {
   for (const KnobTarget& t : binding_.targets) {
     const std::int64_t want = t.values.at(std::min<std::size_t>(*level_, t.values.size() - 1));
     auto cur = fs_.read_integer(t.path);
-    if (cur && *cur != want) return apply(*level_);
+    if (cur && *cur != want) {
+      ++overrides_seen_;
+      if (!warned_override_) {
+        log_.warning(
+            "device {}: {} changed to {} behind the daemon's back (wanted {}); re-applying",
+            device_, t.path, *cur, want);
+        warned_override_ = true;
+      }
+      return apply(*level_);
+    }
   }
   return Ok{};
 }

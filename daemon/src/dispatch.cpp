@@ -19,6 +19,9 @@ bool dispatch_thermal_event(Runtime& rt, const ThermalEvent& ev, policy::Time no
     case K::tz_create:
     case K::tz_enable:
       return true;
+    case K::cdev_update:
+      rt.verify_devices();  // a kernel governor may have overwritten a cooling device
+      return false;
     default:
       return false;
   }

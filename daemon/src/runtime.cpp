@@ -11,6 +11,7 @@ namespace coolhand::daemon {
 
 namespace {
 constexpr policy::Millis kLostRetryCap{5000};
+constexpr policy::Millis kMinWake{10};
 }  // namespace
 
 struct SensorSlot {
@@ -323,6 +324,8 @@ std::optional<Time> Runtime::tick(Time now) {
   for (const SensorSlot& s : b.sensors) {
     if (s.next_poll && (!wake || *s.next_poll < *wake)) wake = s.next_poll;
   }
+  // Never ask for a wake-up in the past: that would spin the event loop.
+  if (wake && *wake <= now) wake = now + kMinWake;
   return wake;
 }
 
@@ -374,6 +377,12 @@ void Runtime::resync(Time now) {
     remember_originals(b);
   }
   step(now);
+}
+
+void Runtime::verify_devices() {
+  for (DeviceSlot& d : bound_->devices) {
+    if (d.actuator) (void)d.actuator->verify();
+  }
 }
 
 void Runtime::on_resume(Time now) {

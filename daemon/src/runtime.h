@@ -91,6 +91,9 @@ class Runtime {
   // Messages may have been lost (ENOBUFS, sequence gap) or hardware came and
   // went (udev, TZ_CREATE): rebind what is missing and read every sensor.
   void resync(Time now);
+  // Something else may have written a knob (a kernel governor changed a
+  // cooling device): re-apply levels where the attribute differs.
+  void verify_devices();
   // Resumed from suspend: firmware may have reset knobs; write levels again.
   void on_resume(Time now);
   // Replace the policy. On error the old policy keeps running untouched.

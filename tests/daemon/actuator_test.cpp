@@ -85,6 +85,12 @@ TEST_F(ActuatorTest, VerifyReappliesAfterFirmwareReset) {
   tree.write(kPath, 0);  // e.g. firmware reset during suspend
   ASSERT_TRUE(a.verify());
   EXPECT_EQ(tree.read_int(kPath), 2);
+  EXPECT_EQ(a.overrides_seen(), 1u);
+  tree.write(kPath, 1);
+  ASSERT_TRUE(a.verify());
+  EXPECT_EQ(tree.read_int(kPath), 2);
+  ASSERT_EQ(log.lines().size(), 1u);  // reported once
+  EXPECT_NE(log.lines()[0].find("behind the daemon's back"), std::string::npos);
 }
 
 TEST_F(ActuatorTest, DryRunWritesNothing) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "coolhand/config/policy_file.h"
+#include "dispatch.h"
 #include "fake_tree.h"
 
 namespace coolhand::daemon {
@@ -373,6 +374,37 @@ TEST_F(RuntimeTest, CoolhandZoneGetsTheEngineWindow) {
   EXPECT_GE(high, 41000);
   EXPECT_LT(low, high);
   EXPECT_LE(high, 45000);  // the next limit (table row at 45 °C) bounds the window
+}
+
+TEST_F(RuntimeTest, ThermalEventsReachTheRuntime) {
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  ThermalEvent hot;
+  hot.kind = ThermalEvent::Kind::trip_up;
+  hot.tz_id = 0;
+  hot.temperature = MilliC(51000);
+  EXPECT_FALSE(dispatch_thermal_event(*rt, hot, now));
+  (void)rt->tick(now);
+  EXPECT_EQ(tree.read_int(kFan), 2);
+
+  tree.write(kFan, 3);  // a kernel governor overwrote the cooling device
+  ThermalEvent cdev;
+  cdev.kind = ThermalEvent::Kind::cdev_update;
+  cdev.cdev_id = 0;
+  cdev.cdev_state = 3;
+  EXPECT_FALSE(dispatch_thermal_event(*rt, cdev, now));
+  EXPECT_EQ(tree.read_int(kFan), 2);
+
+  ThermalEvent created;
+  created.kind = ThermalEvent::Kind::tz_create;
+  created.tz_id = 5;
+  EXPECT_TRUE(dispatch_thermal_event(*rt, created, now));  // asks for a resync
+
+  ThermalEvent deleted;
+  deleted.kind = ThermalEvent::Kind::tz_delete;
+  deleted.tz_id = 0;
+  EXPECT_FALSE(dispatch_thermal_event(*rt, deleted, now));
+  EXPECT_TRUE(rt->sensor_lost("skin"));
 }
 
 TEST_F(RuntimeTest, StatusLineSaysWhatIsThrottled) {
