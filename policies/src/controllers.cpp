@@ -118,7 +118,8 @@ void bang_bang(ControllerRt& c, const ControllerSpec& spec, MilliC t,
 // pid: engaged while T >= setpoint - engage_below; released and reset below.
 // While engaged it updates once per period (the first update at engagement):
 //   e = (T - setpoint) in °C, dt = time since the previous update in s,
-//   u = kp*e + ki*I - kd*dT/dt (derivative on measurement; 0 at the first
+//   u = kp*e + ki*I + kd*dT/dt (derivative on measurement: since e = T -
+//   setpoint, de/dt = dT/dt and a rising T throttles harder; 0 at the first
 //   update), where I += e*dt unless u would then exceed 1 with e > 0 or fall
 //   below 0 with e < 0 (conditional-integration anti-windup); u is clamped
 //   to [0, 1] and each device requests min_level + round(u * (limit -
@@ -137,10 +138,10 @@ void pid(ControllerRt& c, const ControllerSpec& spec, MilliC t,
         dt > 0.0 ? spec.kd * ((static_cast<double>(t.mc()) - c.last_mc) / 1000.0) / dt : 0.0;
     const double p = spec.kp * e;
     const double trial = c.integral + e * dt;
-    const double u_trial = p + spec.ki * trial - d;
+    const double u_trial = p + spec.ki * trial + d;
     const bool windup = (u_trial > 1.0 && e > 0.0) || (u_trial < 0.0 && e < 0.0);
     if (!windup) c.integral = trial;
-    c.output = std::clamp(p + spec.ki * c.integral - d, 0.0, 1.0);
+    c.output = std::clamp(p + spec.ki * c.integral + d, 0.0, 1.0);
     c.last_update = now;
     c.last_mc = t.mc();
   }

@@ -155,12 +155,14 @@ TEST(Pid, AntiWindupStopsIntegratingWhenSaturated) {
 }
 
 TEST(Pid, DerivativeOnMeasurement) {
-  Rig rig(one_controller(pid(0.5, 0, 1.0), 4));
+  // A rising temperature throttles harder, a falling one releases sooner.
+  Rig rig(one_controller(pid(0.25, 0, 0.5), 4));
   ASSERT_TRUE(rig.ok());
   run_table(rig, {
-                     {0, 51000, 2},     // e = 1, no derivative yet: u = 0.5
-                     {1000, 52000, 0},  // e = 2: p = 1, rising 1 °C/s: d = 1 -> u = 0
-                     {2000, 52000, 4},  // steady: u = 1
+                     {0, 51000, 1},     // e = 1, no derivative yet: u = 0.25 -> 1
+                     {1000, 52000, 4},  // e = 2: p = 0.5, rising 1 °C/s: d = 0.5 -> u = 1
+                     {2000, 52000, 2},  // steady: u = 0.5
+                     {3000, 51000, 0},  // p = 0.25, falling 1 °C/s: d = -0.5 -> u = 0
                  });
 }
 

@@ -142,7 +142,8 @@ struct ControllerSpec {
   // table
   std::vector<TableRow> table;  // rows with strictly increasing `up` and `level`
 
-  // pid: u = kp*e + ki*integral(e) - kd*d(T)/dt with e = T - setpoint in °C,
+  // pid: u = kp*e + ki*integral(e) + kd*d(T)/dt with e = T - setpoint in °C
+  // (derivative on measurement: de/dt = dT/dt, so a rising T throttles harder),
   // u clamped to [0, 1]; the integral only accumulates while u is not
   // saturated in the direction of e (anti-windup). Engaged while
   // T >= setpoint - engage_below; below that the controller releases and resets.
