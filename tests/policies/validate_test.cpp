@@ -154,6 +154,10 @@ const Rule kRules[] = {
   {"EmaTwoInputs", [](PolicySpec& s) { s.sensors[4].inputs.push_back("batt"); }, "sensors[4]", "inputs"},
   {"EmaTimeConstantZero", [](PolicySpec& s) { s.sensors[4].time_constant = Millis(0); }, "sensors[4]", "time_constant"},
   {"FirTapsZero", [](PolicySpec& s) { s.sensors[5].taps = 0; }, "sensors[5]", "taps"},
+  {"FirTooManyTaps", [](PolicySpec& s) {
+     s.sensors[5].taps = 1025;
+     s.sensors[5].weights.assign(2 * 1025, 0.001);
+   }, "sensors[5]", "taps"},
   {"FirTapPeriodZero", [](PolicySpec& s) { s.sensors[5].tap_period = Millis(0); }, "sensors[5]", "tap_period"},
   {"FirWeightsNotInputsTimesTaps", [](PolicySpec& s) { s.sensors[5].weights.push_back(0.1); }, "sensors[5]", "weights"},
   {"PredictorHorizonZero", [](PolicySpec& s) { s.sensors[6].horizon = Millis(0); }, "sensors[6]", "horizon"},
@@ -182,6 +186,7 @@ const Rule kRules[] = {
   {"SeverityNegativeHysteresis", [](PolicySpec& s) { s.zones[0].severities[1].hysteresis = mc(-1); }, "zones[0].severities[1]", "hysteresis"},
   // Devices.
   {"MaxLevelZero", [](PolicySpec& s) { s.devices[2].max_level = 0; }, "devices[2]", "max_level"},
+  {"MaxLevelHuge", [](PolicySpec& s) { s.devices[2].max_level = 70000; }, "devices[2]", "max_level"},
   {"PowerTableSize", [](PolicySpec& s) { s.devices[0].power_mw.pop_back(); }, "devices[0]", "power_mw"},
   {"PowerTableIncreasing", [](PolicySpec& s) { s.devices[0].power_mw[2] = 2500; }, "devices[0]", "power_mw"},
   {"PerformanceSize", [](PolicySpec& s) { s.devices[0].performance.push_back(0.1); }, "devices[0]", "performance"},
