@@ -66,28 +66,28 @@ class SampleRing {
 
 struct SensorRt {
   SensorSpec::Kind kind = SensorSpec::Kind::physical;
+  bool new_reading = false;    // physical: a reading (or loss) arrived since the last step
+  bool fresh = false;          // a new reading reached this sensor in this step
+  bool reported_known = true;  // last state announced by sensor_known/unknown
+  bool ema_valid = false;      // ema: ema_mc holds an average
+  std::int32_t offset_mc = 0;
+  std::int32_t trend_mc = 0;  // value change between the last two fresh steps
   std::vector<std::uint16_t> inputs;
   std::vector<double> weights;
-  std::int32_t offset_mc = 0;
 
   // Physical: the latest reading as the adapter gave it (before `offset`).
   std::optional<std::int32_t> raw_mc;
   Time raw_at{0};
-  bool new_reading = false;  // a reading (or loss) arrived since the last step
   // Physical: the reading before the latest, for the rate of change.
   std::optional<Sample> prev_reading;
 
   // Evaluated at each step.
   std::optional<MilliC> value;
-  bool fresh = false;         // a new reading reached this sensor in this step
-  std::int32_t trend_mc = 0;  // value change between the last two fresh steps
   std::optional<std::int32_t> prev_fresh_mc;
-  bool reported_known = true;  // last state announced by sensor_known/unknown
 
   // ema: running average and the time it was last advanced.
   double ema_mc = 0.0;
   Time ema_at{0};
-  bool ema_valid = false;
   // fir: per input, the times its evaluated value changed (oldest first).
   std::vector<SampleRing> history;
   // predictor: readings of the input inside the regression window.
