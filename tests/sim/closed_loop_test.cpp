@@ -232,5 +232,36 @@ TEST(CompareTest, TargetsCheckFlagsAPolicyThatOverheats) {
   EXPECT_TRUE(check_targets(r).empty());
 }
 
+// The performance bar is set only by baselines whose skin never exceeds the
+// limit; the 0.5 °C tolerance is the policy's, not the baselines'. A
+// baseline 0.3 °C over does not count, one at exactly the limit does.
+TEST(CompareTest, BaselineOverTheLimitDoesNotSetThePerformanceBar) {
+  CompareResult r;
+  r.skin_limit_c = 45;
+  r.scenarios = {"s"};
+  r.controllers = {"mine", "bang_bang", "step_wise"};
+  r.cells.resize(1);
+  r.cells[0].resize(3);
+  auto& mine = r.cells[0][0].metrics;
+  auto& over = r.cells[0][1].metrics;
+  auto& at = r.cells[0][2].metrics;
+  mine.max_skin_c = 44.9;
+  mine.performance = 0.95;
+  mine.level_changes_per_min = 3;
+  over.max_skin_c = 45.3;
+  over.degree_seconds_over_limit = 20;
+  over.performance = 0.97;
+  at.max_skin_c = 45.0;
+  at.performance = 0.94;
+  at.level_changes_per_min = 30;
+  EXPECT_TRUE(check_targets(r).empty());
+
+  at.performance = 0.96;
+  const auto failures = check_targets(r);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("step_wise"), std::string::npos) << failures[0];
+  EXPECT_NE(failures[0].find("0.9600"), std::string::npos) << failures[0];
+}
+
 }  // namespace
 }  // namespace coolhand::sim

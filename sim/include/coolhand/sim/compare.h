@@ -40,8 +40,9 @@ struct CompareResult {
 // The targets for each coolhand policy against the kernel baselines, per
 // scenario: never more than 0.5 °C over the limit; degree-seconds over the
 // limit <= every kernel baseline's; performance >= the best kernel baseline
-// that holds the limit (max skin <= limit + 0.5 °C); fewer level changes per
-// minute than step_wise. One line per check that fails; empty when all hold.
+// that holds the limit (max skin <= limit: the 0.5 °C tolerance is the
+// policy's only); fewer level changes per minute than step_wise. One line
+// per check that fails; empty when all hold.
 [[nodiscard]] std::vector<std::string> check_targets(const CompareResult& r);
 
 [[nodiscard]] std::string format_text(const CompareResult& r);
