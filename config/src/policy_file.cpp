@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
 #include <tuple>
 
 #include "coolhand/policy/engine.h"
@@ -85,7 +85,7 @@ LoadResult load_policy_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return fail("is a directory, not a policy file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(std::string("cannot open: ") + std::strerror(errno));
+  if (!in) return fail("cannot open: " + std::generic_category().message(errno));
   // Read one byte past the limit so read_yaml can tell an oversized file.
   std::string text(detail::kMaxTextBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));

@@ -19,7 +19,7 @@ namespace coolhand::config::detail {
 // Deepest nesting of mappings and sequences accepted. A policy needs about 6.
 inline constexpr int kMaxDepth = 32;
 // Largest policy text accepted, in bytes. A real policy is a few KiB.
-inline constexpr std::size_t kMaxTextBytes = 1024 * 1024;
+inline constexpr std::size_t kMaxTextBytes = std::size_t{1024} * 1024;
 // Most YAML nodes (scalars, lists, mappings) accepted. A real policy has a
 // few thousand; yaml-cpp needs some hundred bytes and noticeable time per
 // node, so this bounds the cost of hostile input before the tree is built.

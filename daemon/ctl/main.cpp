@@ -37,9 +37,7 @@ int dump_config(const std::string& file) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"coolhandctl: inspect and control the coolhand thermal daemon"};
   app.require_subcommand(1);
 
@@ -61,4 +59,15 @@ int main(int argc, char** argv) {
   if (check->parsed()) return check_config(check_files) == 0 ? 0 : 1;
   if (dump->parsed()) return dump_config(dump_file);
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "coolhandctl: " << e.what() << '\n';
+    return 2;
+  }
 }

@@ -59,6 +59,21 @@ TEST(Examples, EveryExampleIsQuotedInTheDocs) {
   }
 }
 
+// The shipped device policies (config/policies/, written by the daemon and
+// simulator work) must keep to the schema too.
+TEST(Examples, ShippedDevicePoliciesLoad) {
+  const fs::path dir = COOLHAND_SOURCE_DIR "/config/policies";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no config/policies yet";
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    ++n;
+    const LoadResult r = load_policy_file(e.path().string());
+    for (const auto& err : r.errors) ADD_FAILURE() << err.to_string();
+  }
+  EXPECT_GT(n, 0);
+}
+
 TEST(Examples, HardwareExampleBindsEveryKind) {
   const LoadResult r = load_policy_file(COOLHAND_SOURCE_DIR "/config/examples/hardware.yaml");
   ASSERT_TRUE(r.document.has_value());
