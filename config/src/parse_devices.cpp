@@ -93,8 +93,12 @@ DeviceKnob parse_knob(Context& ctx, const Entry& e, const std::string& yaml_path
       knob.name = "all";
       break;
     case KnobKind::intel_pstate:
-    case KnobKind::amdgpu_power:
       f.allow({"kind", "values", "unthrottled", "deepest", "required"}, kAll, context);
+      name_required = false;
+      break;
+    case KnobKind::amdgpu_power:
+      // name: the hwmon chip, for machines with more than one amdgpu.
+      f.allow({"kind", "name", "values", "unthrottled", "deepest", "required"}, kAll, context);
       name_required = false;
       break;
     case KnobKind::rapl:

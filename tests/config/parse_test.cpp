@@ -348,6 +348,22 @@ TEST(Parse, PhysicalSensorWithoutSourceIsUnbound) {
   EXPECT_EQ(doc.sources.at("t").kind, SensorSource::Kind::none);
 }
 
+TEST(Parse, KnobNamesAndDefaults) {
+  const PolicyDocument doc = parse_ok(
+      "version: 1\ndevices:\n"
+      "  a: {max_level: 1, knob: {kind: amdgpu_power, deepest: 5W}}\n"
+      "  b: {max_level: 1, knob: {kind: amdgpu_power, name: amdgpu-1, deepest: 5W}}\n"
+      "  c: {max_level: 1, knob: {kind: cpufreq, name: '4'}}\n"
+      "  d: {max_level: 1, knob: {kind: rapl, name: 'intel-rapl:0', deepest: 4W}}\n");
+  EXPECT_EQ(doc.knobs.at("a").name, "");
+  EXPECT_EQ(doc.knobs.at("a").deepest, 5000000);
+  EXPECT_FALSE(doc.knobs.at("a").unthrottled.has_value());
+  EXPECT_EQ(doc.knobs.at("b").name, "amdgpu-1");
+  EXPECT_EQ(doc.knobs.at("c").name, "4");
+  EXPECT_EQ(doc.knobs.at("d").constraint, 0u);
+  EXPECT_TRUE(doc.knobs.at("d").required);
+}
+
 TEST(Parse, ByteOrderMarkAndCrLfAreAccepted) {
   const PolicyDocument doc = parse_ok("\xEF\xBB\xBFversion: 1\r\nsensors:\r\n  t: {}\r\n");
   ASSERT_EQ(doc.spec.sensors.size(), 1u);
