@@ -34,15 +34,15 @@ struct SensorSource {
   enum class Kind : std::uint8_t {
     none,          // no hardware binding (simulator / replay only)
     thermal_zone,  // /sys/class/thermal/thermal_zone*/ whose `type` == name (m°C)
-    hwmon,         // /sys/class/hwmon/hwmon*/ whose `name` == chip; tempN_input by label or index (m°C)
+    hwmon,  // /sys/class/hwmon/hwmon*/ whose `name` == chip; tempN_input by label or index (m°C)
     power_supply,  // /sys/class/power_supply/<name>/temp (tenths of °C)
     coolhand,      // a zone of the coolhand kernel module, by name (m°C)
   };
   Kind kind = Kind::none;
-  std::string name;                  // thermal_zone type, hwmon chip, supply or module zone name
-  std::string label;                 // hwmon: match tempN_label
+  std::string name;                    // thermal_zone type, hwmon chip, supply or module zone name
+  std::string label;                   // hwmon: match tempN_label
   std::optional<std::uint32_t> index;  // hwmon: N of tempN_input when no label
-  bool required = true;              // the daemon refuses to start when a required sensor is absent
+  bool required = true;  // the daemon refuses to start when a required sensor is absent
 };
 
 // How a device's engine levels map onto a knob. Level 0 is always full
@@ -54,22 +54,25 @@ struct DeviceKnob {
   enum class Kind : std::uint8_t {
     none,            // no hardware binding (simulator / replay only)
     cooling_device,  // /sys/class/thermal/cooling_device*/ by `type` == name; cur_state (state)
-    cpufreq,         // /sys/devices/system/cpu/cpufreq/policy*/scaling_max_freq (kHz); name: "all" or policy index
-    intel_pstate,    // /sys/devices/system/cpu/intel_pstate/max_perf_pct (%)
-    rapl,            // /sys/class/powercap/<name>/constraint_<constraint>_power_limit_uw (µW)
-    amdgpu_power,    // hwmon named "amdgpu": power1_cap (µW)
-    backlight,       // /sys/class/backlight/<name>/brightness (raw steps of max_brightness)
+    cpufreq,       // /sys/devices/system/cpu/cpufreq/policy*/scaling_max_freq (kHz); name: "all" or
+                   // policy index
+    intel_pstate,  // /sys/devices/system/cpu/intel_pstate/max_perf_pct (%)
+    rapl,          // /sys/class/powercap/<name>/constraint_<constraint>_power_limit_uw (µW)
+    amdgpu_power,  // hwmon named "amdgpu": power1_cap (µW)
+    backlight,     // /sys/class/backlight/<name>/brightness (raw steps of max_brightness)
     charge_current,  // /sys/class/power_supply/<name>/constant_charge_current_max (µA)
     sysfs,           // any file at `path` (relative to the sysfs root), explicit `values` table
     coolhand,        // the coolhand module's device `name`: throttling (0..throttling_max)
   };
   Kind kind = Kind::none;
-  std::string name;                   // see each kind; empty when the kind needs none
-  std::string path;                   // sysfs kind only
-  std::uint32_t constraint = 0;       // rapl
-  std::vector<std::int64_t> values;   // explicit value per level (max_level+1 entries) in the knob's unit
-  std::optional<std::int64_t> unthrottled;  // value at level 0 (default: discovered / original value)
-  std::optional<std::int64_t> deepest;      // value at max level (default: discovered minimum)
+  std::string name;              // see each kind; empty when the kind needs none
+  std::string path;              // sysfs kind only
+  std::uint32_t constraint = 0;  // rapl
+  std::vector<std::int64_t>
+      values;  // explicit value per level (max_level+1 entries) in the knob's unit
+  std::optional<std::int64_t>
+      unthrottled;                      // value at level 0 (default: discovered / original value)
+  std::optional<std::int64_t> deepest;  // value at max level (default: discovered minimum)
   bool required = true;
 };
 

@@ -24,10 +24,22 @@
 namespace coolhand::policy {
 
 // Indices into the spec's vectors, in spec order.
-struct SensorId { std::uint16_t index = 0; auto operator<=>(const SensorId&) const = default; };
-struct ZoneId { std::uint16_t index = 0; auto operator<=>(const ZoneId&) const = default; };
-struct DeviceId { std::uint16_t index = 0; auto operator<=>(const DeviceId&) const = default; };
-struct ControllerId { std::uint16_t index = 0; auto operator<=>(const ControllerId&) const = default; };
+struct SensorId {
+  std::uint16_t index = 0;
+  auto operator<=>(const SensorId&) const = default;
+};
+struct ZoneId {
+  std::uint16_t index = 0;
+  auto operator<=>(const ZoneId&) const = default;
+};
+struct DeviceId {
+  std::uint16_t index = 0;
+  auto operator<=>(const DeviceId&) const = default;
+};
+struct ControllerId {
+  std::uint16_t index = 0;
+  auto operator<=>(const ControllerId&) const = default;
+};
 
 // A validation error. `path` locates the offending element in spec terms,
 // e.g. "controllers[2].devices[0]" or "sensors[1]"; `key` is the field name
@@ -40,11 +52,11 @@ struct SpecError {
 
 // The engine's verdict for one device.
 struct DeviceDecision {
-  std::uint32_t level = 0;                // level to apply now
-  std::uint32_t requested = 0;            // deepest level asked for, before rate/dwell limits
-  std::optional<ControllerId> cause;      // controller whose request won arbitration (none: released)
-  bool forced = false;                    // held deep by a trip's force_deepest action
-  bool changed = false;                   // level differs from the previous step's
+  std::uint32_t level = 0;            // level to apply now
+  std::uint32_t requested = 0;        // deepest level asked for, before rate/dwell limits
+  std::optional<ControllerId> cause;  // controller whose request won arbitration (none: released)
+  bool forced = false;                // held deep by a trip's force_deepest action
+  bool changed = false;               // level differs from the previous step's
 };
 
 struct ZoneState {
@@ -56,7 +68,13 @@ struct ZoneState {
 // Something worth one log line: what changed and why.
 struct Event {
   enum class Kind : std::uint8_t {
-    trip_up, trip_down, severity_change, sensor_unknown, sensor_known, action_fired, profile_change
+    trip_up,
+    trip_down,
+    severity_change,
+    sensor_unknown,
+    sensor_known,
+    action_fired,
+    profile_change
   };
   Kind kind = Kind::trip_up;
   std::uint16_t index = 0;   // zone index (trip, severity, action) or sensor index
@@ -86,7 +104,7 @@ struct Decision {
   std::vector<Event> events;            // produced by this step only
   std::vector<ActionRequest> actions;   // actions that fired in this step
   std::vector<Window> windows;          // indexed by SensorId; meaningful for physical sensors
-  std::optional<Time> next_step;        // a time-driven controller or virtual sensor needs a step then
+  std::optional<Time> next_step;  // a time-driven controller or virtual sensor needs a step then
   // Adaptive poll interval per SensorId for sensors that cannot send events:
   // short near a limit or when changing fast, long when cool; within
   // SamplingSpec's [min_interval, max_interval].

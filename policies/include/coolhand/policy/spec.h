@@ -33,21 +33,23 @@ struct SensorSpec {
     max,           // max(inputs) + offset
     min,           // min(inputs) + offset
     ema,           // exponential moving average of inputs[0], time constant `time_constant`
-    fir,           // sum over inputs i and taps k of weights[i*taps+k] * inputs[i](now - k*tap_period) + offset
-    predictor,     // inputs[0] extrapolated `horizon` ahead from the least-squares slope over `window`
+    fir,  // sum over inputs i and taps k of weights[i*taps+k] * inputs[i](now - k*tap_period) +
+          // offset
+    predictor,  // inputs[0] extrapolated `horizon` ahead from the least-squares slope over `window`
   };
 
   std::string name;
   Kind kind = Kind::physical;
   std::vector<std::string> inputs;  // virtual kinds: names of other sensors (no cycles)
-  std::vector<double> weights;      // weighted_sum: one per input; fir: inputs.size() * taps coefficients
-  MilliC offset{0};                 // added to the value (all kinds; a calibration offset for physical)
-  Millis stale_after{0};            // physical: a reading older than this is unknown (0: never stale)
-  Millis time_constant{0};          // ema: tau (> 0)
-  Millis tap_period{0};             // fir: spacing between taps (> 0); held samples, zero-order hold
-  std::uint32_t taps = 0;           // fir: taps per input (>= 1)
-  Millis horizon{0};                // predictor: look-ahead (> 0)
-  Millis window{0};                 // predictor: regression window (> 0)
+  std::vector<double>
+      weights;              // weighted_sum: one per input; fir: inputs.size() * taps coefficients
+  MilliC offset{0};         // added to the value (all kinds; a calibration offset for physical)
+  Millis stale_after{0};    // physical: a reading older than this is unknown (0: never stale)
+  Millis time_constant{0};  // ema: tau (> 0)
+  Millis tap_period{0};     // fir: spacing between taps (> 0); held samples, zero-order hold
+  std::uint32_t taps = 0;   // fir: taps per input (>= 1)
+  Millis horizon{0};        // predictor: look-ahead (> 0)
+  Millis window{0};         // predictor: regression window (> 0)
 };
 
 // ------------------------------------------------------------ zones, trips --
@@ -63,13 +65,14 @@ enum class TripAction : std::uint8_t {
 
 struct TripSpec {
   enum class Type : std::uint8_t { passive, hot, critical };
-  std::string name;                   // unique within the zone
+  std::string name;  // unique within the zone
   Type type = Type::passive;
-  MilliC threshold{0};                // reached when T >= threshold
-  MilliC hysteresis{0};               // left when T < threshold - hysteresis (>= 0)
+  MilliC threshold{0};   // reached when T >= threshold
+  MilliC hysteresis{0};  // left when T < threshold - hysteresis (>= 0)
   TripAction action = TripAction::none;
-  std::vector<std::string> devices;   // force_deepest: devices to force
-  std::uint32_t debounce_samples = 1; // consecutive readings above threshold before the action fires (>= 1)
+  std::vector<std::string> devices;  // force_deepest: devices to force
+  std::uint32_t debounce_samples =
+      1;  // consecutive readings above threshold before the action fires (>= 1)
 };
 
 // One rung of a zone's severity ladder: the zone is at `level` or above while
@@ -82,7 +85,7 @@ struct SeverityStepSpec {
 
 struct ZoneSpec {
   std::string name;
-  std::string sensor;                        // a sensor name (physical or virtual)
+  std::string sensor;  // a sensor name (physical or virtual)
   std::vector<TripSpec> trips;
   std::vector<SeverityStepSpec> severities;  // strictly increasing level and threshold
 };
@@ -91,14 +94,14 @@ struct ZoneSpec {
 
 struct DeviceSpec {
   std::string name;
-  std::uint32_t max_level = 0;            // >= 1
-  std::vector<std::uint32_t> power_mw;    // empty or max_level+1 entries, non-increasing
-  std::vector<double> performance;        // empty or max_level+1 entries in [0,1], non-increasing
-  std::uint32_t min_level = 0;            // never go shallower than this
+  std::uint32_t max_level = 0;          // >= 1
+  std::vector<std::uint32_t> power_mw;  // empty or max_level+1 entries, non-increasing
+  std::vector<double> performance;      // empty or max_level+1 entries in [0,1], non-increasing
+  std::uint32_t min_level = 0;          // never go shallower than this
   std::optional<std::uint32_t> limit_level;  // never go deeper than this (default max_level)
-  std::uint32_t max_step_up = 0;          // deepest change per decision towards throttling (0: unlimited)
-  std::uint32_t max_step_down = 0;        // per decision towards performance (0: unlimited)
-  Millis min_dwell{0};                    // minimum time at a level before the next change
+  std::uint32_t max_step_up = 0;    // deepest change per decision towards throttling (0: unlimited)
+  std::uint32_t max_step_down = 0;  // per decision towards performance (0: unlimited)
+  Millis min_dwell{0};              // minimum time at a level before the next change
 };
 
 // ------------------------------------------------------------ controllers --
@@ -123,14 +126,16 @@ struct ControllerSpec {
     table,         // temperature -> level table with separate up/down thresholds
     pid,           // PID on (T - setpoint), output 0..1 of each device's range
     power_budget,  // PID on a power budget split among devices by weight via power tables
-    bang_bang,     // level `on_level` (default deepest) at T >= threshold, 0 below threshold - hysteresis
+    bang_bang,     // level `on_level` (default deepest) at T >= threshold, 0 below threshold -
+                   // hysteresis
   };
 
   std::string name;
   Kind kind = Kind::step_wise;
   std::string input;                   // a sensor name or a zone name (a zone means its sensor)
   std::vector<DeviceBinding> devices;  // >= 1
-  std::optional<std::uint32_t> safe_level;  // level while the input is unknown (default: deepest allowed)
+  std::optional<std::uint32_t>
+      safe_level;  // level while the input is unknown (default: deepest allowed)
 
   // step_wise, bang_bang
   MilliC threshold{0};
@@ -186,7 +191,8 @@ struct DeviceOverride {
 // with no overrides is the policy as written.
 struct ProfileSpec {
   std::string name;
-  MilliC limit_offset{0};  // added to every controller threshold/setpoint/table row (e.g. -2 °C for "quiet")
+  MilliC limit_offset{
+      0};  // added to every controller threshold/setpoint/table row (e.g. -2 °C for "quiet")
   std::vector<ControllerOverride> controllers;
   std::vector<DeviceOverride> devices;
 };

@@ -29,8 +29,14 @@ class MilliC {
   constexpr MilliC operator+(MilliC o) const { return MilliC(mc_ + o.mc_); }
   constexpr MilliC operator-(MilliC o) const { return MilliC(mc_ - o.mc_); }
   constexpr MilliC operator-() const { return MilliC(-mc_); }
-  constexpr MilliC& operator+=(MilliC o) { mc_ += o.mc_; return *this; }
-  constexpr MilliC& operator-=(MilliC o) { mc_ -= o.mc_; return *this; }
+  constexpr MilliC& operator+=(MilliC o) {
+    mc_ += o.mc_;
+    return *this;
+  }
+  constexpr MilliC& operator-=(MilliC o) {
+    mc_ -= o.mc_;
+    return *this;
+  }
 
   static constexpr MilliC max() { return MilliC(std::numeric_limits<std::int32_t>::max()); }
   static constexpr MilliC min() { return MilliC(std::numeric_limits<std::int32_t>::min()); }
