@@ -116,8 +116,15 @@ class Tree:
         os.replace(tmp, self.path(rel))  # atomic: the daemon never reads half a value
 
     def read_int(self, rel):
-        with open(self.path(rel)) as f:
-            return int(f.read().strip())
+        # The daemon writes like sysfs expects (truncate, then write), so a
+        # read can land in between and see an empty file: read again.
+        for _ in range(50):
+            with open(self.path(rel)) as f:
+                text = f.read().strip()
+            if text:
+                return int(text)
+            time.sleep(0.001)
+        raise ValueError(f"{rel} stayed empty")
 
     def cleanup(self):
         shutil.rmtree(self.root, ignore_errors=True)
