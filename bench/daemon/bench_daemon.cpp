@@ -60,8 +60,9 @@ class Tree {
   Tree() {
     // tmpfs like sysfs: on ext4, closing a truncated file forces writeback
     // (auto_da_alloc), which costs milliseconds and has no sysfs analogue.
-    const std::filesystem::path base =
-        std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+    const std::filesystem::path base = std::filesystem::is_directory("/dev/shm")
+                                           ? "/dev/shm"
+                                           : std::filesystem::temp_directory_path();
     std::string tmpl = (base / "coolhand-bench-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) std::abort();
     root_ = tmpl;
