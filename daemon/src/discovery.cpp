@@ -203,8 +203,10 @@ Result<std::vector<Found>> find_backlight(const Sysfs& fs, const DeviceKnob& k) 
   const std::string base = "class/backlight/" + k.name + "/";
   auto max = read_int(fs, base + "max_brightness");
   if (!max) return max.error();
-  // No default floor: brightness 0 blanks the screen.
-  return std::vector<Found>{{base + "brightness", Range{0, *max}, *max, std::nullopt}};
+  // Level 0 is the brightness found at start (the user's choice), never
+  // max_brightness: starting the daemon must not light the screen up. No
+  // default floor: brightness 0 blanks the screen.
+  return std::vector<Found>{{base + "brightness", Range{0, *max}, std::nullopt, std::nullopt}};
 }
 
 Result<std::vector<Found>> find_charge_current(const Sysfs& fs, const DeviceKnob& k) {

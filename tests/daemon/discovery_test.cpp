@@ -173,7 +173,8 @@ TEST(FindKnob, AmdgpuBacklightChargeAndPstateDefaults) {
   backlight.deepest = 200;
   auto bl = find_knob(fs, backlight, 2, kNone);
   ASSERT_TRUE(bl);
-  EXPECT_EQ(bl->targets[0].values, (std::vector<std::int64_t>{1000, 600, 200}));
+  // Level 0 is the brightness found at start (800), not max_brightness (1000).
+  EXPECT_EQ(bl->targets[0].values, (std::vector<std::int64_t>{800, 500, 200}));
   auto ch = find_knob(fs, knob(DeviceKnob::Kind::charge_current, "BAT0"), 2, kNone);
   ASSERT_TRUE(ch);
   EXPECT_EQ(ch->targets[0].values, (std::vector<std::int64_t>{2000000, 1000000, 0}));
