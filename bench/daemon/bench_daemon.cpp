@@ -13,16 +13,15 @@
 #include <linux/thermal.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "coolhand/config/policy_file.h"
 #include "dispatch.h"
+#include "fake_tree.h"
 #include "runtime.h"
 #include "sysfs.h"
 #include "thermal_netlink.h"
@@ -55,36 +54,19 @@ controllers:
       - {up_c: 50, down_c: 48, level: 2}
 )";
 
-class Tree {
- public:
-  Tree() {
-    // tmpfs like sysfs: on ext4, closing a truncated file forces writeback
-    // (auto_da_alloc), which costs milliseconds and has no sysfs analogue.
-    const std::filesystem::path base = std::filesystem::is_directory("/dev/shm")
-                                           ? "/dev/shm"
-                                           : std::filesystem::temp_directory_path();
-    std::string tmpl = (base / "coolhand-bench-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) std::abort();
-    root_ = tmpl;
-    put("class/thermal/thermal_zone0/type", "skin-therm");
-    put("class/thermal/thermal_zone0/temp", "40000");
-    put("class/thermal/cooling_device0/type", "Fan");
-    put("class/thermal/cooling_device0/max_state", "3");
-    put("class/thermal/cooling_device0/cur_state", "0");
-    put("devices/system/cpu/cpufreq/policy0/cpuinfo_min_freq", "400000");
-    put("devices/system/cpu/cpufreq/policy0/cpuinfo_max_freq", "2000000");
-    put("devices/system/cpu/cpufreq/policy0/scaling_max_freq", "2000000");
-  }
-  ~Tree() { std::filesystem::remove_all(root_); }
-  [[nodiscard]] const std::string& root() const { return root_; }
+// tmpfs like sysfs: on ext4, closing a truncated file forces writeback
+// (auto_da_alloc), which costs milliseconds and has no sysfs analogue.
+std::filesystem::path tree_base() {
+  return std::filesystem::is_directory("/dev/shm") ? "/dev/shm"
+                                                   : std::filesystem::temp_directory_path();
+}
 
- private:
-  void put(const std::string& rel, const std::string& text) {
-    const auto p = std::filesystem::path(root_) / rel;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p) << text << "\n";
+struct Tree : cd::testing::FakeTree {
+  Tree() : FakeTree(tree_base()) {
+    thermal_zone(0, "skin-therm", 40000);
+    cooling_device(0, "Fan", 3);
+    cpufreq_policy(0, 400000, 2000000);
   }
-  std::string root_;
 };
 
 using MsgPtr = std::unique_ptr<nl_msg, void (*)(nl_msg*)>;

@@ -14,8 +14,8 @@ namespace coolhand::daemon::testing {
 
 namespace fs = std::filesystem;
 
-FakeTree::FakeTree() {
-  std::string tmpl = (fs::temp_directory_path() / "coolhand-sysfs-XXXXXX").string();
+FakeTree::FakeTree(const fs::path& base) {
+  std::string tmpl = (base / "coolhand-sysfs-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
   root_ = tmpl;
 }

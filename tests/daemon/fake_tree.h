@@ -16,7 +16,9 @@ namespace coolhand::daemon::testing {
 
 class FakeTree {
  public:
-  FakeTree();
+  // A fresh directory under `base` (benchmarks pass /dev/shm: tmpfs behaves
+  // like sysfs on writes, where ext4 may force writeback on close).
+  explicit FakeTree(const std::filesystem::path& base = std::filesystem::temp_directory_path());
   ~FakeTree();
   FakeTree(const FakeTree&) = delete;
   FakeTree& operator=(const FakeTree&) = delete;
