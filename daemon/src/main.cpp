@@ -5,7 +5,6 @@
 // Exit status: 0 after SIGTERM/SIGINT (knobs restored) or --once; 1 on a
 // system error; 2 on a bad policy file; 3 when the policy's required
 // hardware is absent (the unit treats 3 as "not for this machine").
-#include <malloc.h>
 #include <systemd/sd-daemon.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +20,7 @@
 #include "hotplug.h"
 #include "log.h"
 #include "logind.h"
+#include "memory.h"
 #include "runtime.h"
 #include "sysfs.h"
 #include "thermal_netlink.h"
@@ -61,6 +61,13 @@ std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd
   }
   for (const auto& e : r.errors) log.error("{}", e.to_string());
   return std::move(r.document);
+}
+
+// Start-up and reload touch code the steady loop never runs again (memory.h).
+void release_startup_memory(cd::Logger& log) {
+  const auto r = cd::release_startup_memory();
+  log.debug("released start-up memory: {} code mappings, {} kB advised, {} failed", r.mappings,
+            r.bytes / 1024, r.failures);
 }
 
 }  // namespace
@@ -189,6 +196,7 @@ int main(int argc, char** argv) {
     } else {
       log.error("reload rejected, keeping the running policy");
     }
+    release_startup_memory(log);
     sd_notify(0, "READY=1");
     reschedule();
   };
@@ -225,7 +233,7 @@ int main(int argc, char** argv) {
   }
 
   reschedule();
-  malloc_trim(0);  // give back what parsing and binding used
+  release_startup_memory(log);
   sd_notify(0, "READY=1");
   log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
   const int code = ev.run();
