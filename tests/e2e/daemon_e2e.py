@@ -149,6 +149,9 @@ class ThermalModel(threading.Thread):
         self.stop_flag = threading.Event()
         self.max_fan_seen = 0
         self.min_cpu_seen = CPU_MAX_KHZ
+        self.fan_changes = 0
+        self.max_temp_c = self.temp_c
+        self._last_fan = None
 
     def effective_power(self):
         try:
@@ -157,6 +160,9 @@ class ThermalModel(threading.Thread):
         except (OSError, ValueError):
             return self.demand_w
         self.max_fan_seen = max(self.max_fan_seen, fan)
+        if self._last_fan is not None and fan != self._last_fan:
+            self.fan_changes += 1
+        self._last_fan = fan
         self.min_cpu_seen = min(self.min_cpu_seen, cpu)
         return self.demand_w * (cpu / CPU_MAX_KHZ) * (1.0 - 0.15 * fan)
 
@@ -164,9 +170,14 @@ class ThermalModel(threading.Thread):
         while not self.stop_flag.is_set():
             target = self.T_AMB + self.R_C_PER_W * self.effective_power()
             self.temp_c += (target - self.temp_c) * self.DT_S / self.TAU_S
+            self.max_temp_c = max(self.max_temp_c, self.temp_c)
             if self.sensor_present:
                 self.tree.write(TEMP, int(self.temp_c * 1000))
             time.sleep(self.DT_S)
+
+    def reset_statistics(self):
+        self.fan_changes = 0
+        self.max_temp_c = self.temp_c
 
     def hide_sensor(self):
         self.sensor_present = False
@@ -243,6 +254,16 @@ class DaemonEndToEnd(unittest.TestCase):
             time.sleep(4)
             self.assertLess(model.temp_c, 52.0, "throttling kept the skin below the unthrottled 55 °C")
             self.assertLess(model.min_cpu_seen, CPU_MAX_KHZ)
+
+            # The same load sustained for 15 s more. Level 1 (fan 1: x0.85, CPU
+            # cap 1467 MHz: x0.73) settles 5 W at 45.6 °C, inside the table's
+            # 43-48 °C band, so the skin must stay under 48.5 °C and the
+            # levels must hold still: a controller that flaps fails here.
+            model.reset_statistics()
+            time.sleep(15)
+            self.assertLess(model.max_temp_c, 48.5, daemon.text())
+            self.assertLessEqual(model.fan_changes, 2, "fan flapped under a steady load\n" + daemon.text())
+            self.assertIsNone(daemon.proc.poll())
 
             # The sensor file disappears: lost, safe level (3), then back.
             model.hide_sensor()
