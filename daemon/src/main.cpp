@@ -263,6 +263,7 @@ int main(int argc, char** argv) {
   log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
   const int code = ev.run();
   rt->restore_all();
+  if (nl) log.info("thermal netlink: {}", cd::counters_line(nl->counters()));
   if (chnl) log.info("coolhand netlink: {}", cd::counters_line(chnl->counters()));
   log.info("stopped; original knob values restored");
   return code;
