@@ -158,6 +158,9 @@ if [ -x "$D" ] && loaded; then
 	check "temperatures came from coolhand events" grep -q 'event skin = 52000' $L
 	check "coolhand events accepted, none dropped or lost" grep -Eq \
 		'coolhand netlink: received [1-9][0-9]*, accepted [1-9][0-9]*, spoofed 0, malformed 0, foreign 0, overruns 0, gaps 0' $L
+	check "thermal family events arrive too (mirror zones' SAMPLING_TEMP)" \
+		grep -Eq 'thermal netlink: received [1-9][0-9]*, accepted [1-9][0-9]*, spoofed 0, malformed 0' $L
+	grep 'netlink: received' $L | sed 's/^<6>/# coolhandd: /'
 	check "module zones read once at start, never polled" \
 		sh -c "[ \$(grep -c 'sample skin =' $L) -eq 1 ] && [ \$(grep -c 'sample cpu =' $L) -eq 1 ]"
 	[ "$failed" -eq 0 ] || sed 's/^/#   coolhandd: /' $L
