@@ -1,6 +1,6 @@
 // coolhandd: the one place that wires the adapters (sysfs, thermal and
-// coolhand netlink, udev, logind, sd-event) to the runtime. Everything else lives in
-// coolhand_daemon_core so tests link it.
+// coolhand netlink, udev, logind, sd-event) to the runtime. Everything else
+// lives in coolhand_daemon_core so tests link it.
 //
 // Exit status: 0 after SIGTERM/SIGINT (knobs restored) or --once; 1 on a
 // system error; 2 on a bad policy file; 3 when the policy's required
@@ -78,8 +78,8 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", o.verbose, "Log every sample");
   app.add_option("--netlink", o.netlink,
                  "Thermal and coolhand netlink events: auto (only with --sysfs-root /sys), on, "
-                 "off. 'on' with a fake "
-                 "tree is for measurements: its zone numbers must not clash with the kernel's")
+                 "off. 'on' with a fake tree is for measurements: its zone numbers must not "
+                 "clash with the kernel's")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
