@@ -9,6 +9,12 @@
 // changes two devices' levels (the worst case: 2 writes + 2 read-backs);
 // BM_EventNoChange sends readings inside the current window (decide only);
 // BM_ParseOnly isolates validation.
+//
+// BM_Coolhand* do the same for the coolhand module's family: EVENT_TEMP
+// through CoolhandMessageHandler and dispatch_coolhand_event to one module
+// throttle device (1 write + 1 read-back per event). WINDOW_SET is a netlink
+// round trip to the module and is left out (program_module_window succeeds
+// without doing anything), as thresholds are for the thermal family.
 #include <benchmark/benchmark.h>
 #include <linux/thermal.h>
 #include <netlink/genl/genl.h>
@@ -19,7 +25,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "coolhand.h"
 #include "coolhand/config/policy_file.h"
+#include "coolhand_netlink.h"
 #include "dispatch.h"
 #include "fake_tree.h"
 #include "runtime.h"
@@ -148,5 +156,107 @@ void BM_ParseOnly(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(h.decode(m.get()));
 }
 BENCHMARK(BM_ParseOnly)->Repetitions(10)->ReportAggregatesOnly(true);
+
+// ------------------------------------------------------ coolhand family --
+
+constexpr const char* kModulePolicy = R"(
+version: 1
+sensors:
+  skin:
+    source: {kind: coolhand, name: emul_zone0}
+devices:
+  soc:
+    max_level: 10
+    knob: {kind: coolhand, name: throttle0}
+controllers:
+  guard:
+    kind: table
+    input: skin
+    devices: [soc]
+    table:
+      - {up_c: 45, down_c: 43, level: 4}
+      - {up_c: 50, down_c: 48, level: 8}
+)";
+
+struct ModuleTree : cd::testing::FakeTree {
+  ModuleTree() : FakeTree(tree_base()) {
+    write("class/coolhand/zone0/name", "emul_zone0");
+    write("class/coolhand/zone0/temp1_input", 40000);
+    write("class/coolhand/zone0/event_window", "39000 41000");
+    write("class/coolhand/zone0/throttle0/throttling", 0);
+    write("class/coolhand/zone0/throttle0/throttling_max", 10);
+  }
+};
+
+MsgPtr module_temp(std::int32_t mc, std::uint32_t seq) {
+  MsgPtr m(nlmsg_alloc(), &nlmsg_free);
+  genlmsg_put(m.get(), 0, 0, kFamily, 0, 0, COOLHAND_CMD_EVENT_TEMP, COOLHAND_GENL_VERSION);
+  nla_put_u32(m.get(), COOLHAND_A_ZONE_ID, 0);
+  nla_put_s32(m.get(), COOLHAND_A_TEMP, mc);
+  nla_put_s32(m.get(), COOLHAND_A_PREV_TEMP, 40000);
+  nla_put_u64(m.get(), COOLHAND_A_TIMESTAMP_NS, 1'000'000'000);
+  nla_put_u32(m.get(), COOLHAND_A_SEQ, seq);
+  return m;
+}
+
+struct ModuleFixture {
+  ModuleFixture() : fs(tree.root()), devnull(std::fopen("/dev/null", "w")), log(false, devnull) {
+    auto doc = coolhand::config::parse_policy(kModulePolicy, "bench.yaml");
+    if (!doc.document) std::abort();
+    auto r = cd::Runtime::create(std::move(*doc.document), fs, log,
+                                 {.dry_run = false, .module_events_available = true});
+    if (!r) std::abort();
+    rt = std::move(*r);
+    rt->program_module_window = [](std::uint32_t, const coolhand::policy::Window&) {
+      return cd::Status(cd::Ok{});
+    };
+    rt->start(now);
+    handler = std::make_unique<cd::CoolhandMessageHandler>(
+        kFamily, [this](const cd::CoolhandEvent& e) { cd::dispatch_coolhand_event(*rt, e, now); },
+        log);
+  }
+  // The handler checks SEQ: each message must carry the next number.
+  void event(std::int32_t mc) {
+    now += coolhand::policy::Millis(100);
+    auto m = module_temp(mc, ++seq);
+    handler->handle(m.get());
+    benchmark::DoNotOptimize(rt->tick(now));
+  }
+  ~ModuleFixture() { std::fclose(devnull); }
+  ModuleTree tree;
+  cd::RootedSysfs fs;
+  std::FILE* devnull;
+  cd::Logger log;
+  std::unique_ptr<cd::Runtime> rt;
+  std::unique_ptr<cd::CoolhandMessageHandler> handler;
+  coolhand::policy::Time now{1000};
+  std::uint32_t seq = 0;
+};
+
+// Includes building each message (the sequence number changes), about as
+// much as BM_CoolhandParseOnly's decode.
+void BM_CoolhandEventThrottleToggle(benchmark::State& state) {
+  ModuleFixture f;
+  bool toggle = false;
+  for (auto _ : state) {
+    f.event(toggle ? 40000 : 51000);
+    toggle = !toggle;
+  }
+  if (f.handler->counters().gaps != 0 || f.rt->device_level("soc") > 10)
+    state.SkipWithError("events lost or bad level");
+}
+BENCHMARK(BM_CoolhandEventThrottleToggle)
+    ->Repetitions(10)
+    ->ReportAggregatesOnly(true)
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_CoolhandParseOnly(benchmark::State& state) {
+  cd::Logger log;
+  cd::CoolhandMessageHandler h(
+      kFamily, [](const cd::CoolhandEvent&) {}, log);
+  auto m = module_temp(45000, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(h.decode(m.get()));
+}
+BENCHMARK(BM_CoolhandParseOnly)->Repetitions(10)->ReportAggregatesOnly(true);
 
 }  // namespace

@@ -82,9 +82,10 @@ Result<SensorBinding> find_hwmon(const Sysfs& fs, const SensorSource& src) {
 }
 
 // The coolhand module (kmod/README section 3): zones are
-// /sys/class/coolhand/zone<ID>/ with `name` and `temp1_input` (m°C); the
-// `thermal_zone` link names the mirrored thermal zone, whose mainline
-// netlink events then drive the sensor.
+// /sys/class/coolhand/zone<ID>/ with `name` and `temp1_input` (m°C). <ID> is
+// the zone id of the module's netlink events; the `thermal_zone` link names
+// the mirrored thermal zone, whose mainline events drive the sensor when the
+// module's family is not subscribed.
 Result<SensorBinding> find_coolhand_zone(const Sysfs& fs, const SensorSource& src) {
   auto dir = find_dir_by_attr(fs, "class/coolhand", "zone", "name", src.name);
   if (!dir)
@@ -93,6 +94,8 @@ Result<SensorBinding> find_coolhand_zone(const Sysfs& fs, const SensorSource& sr
   const std::string base = "class/coolhand/" + *dir + "/";
   SensorBinding b;
   b.path = base + "temp1_input";
+  if (dir->size() > 4 && dir->find_first_not_of("0123456789", 4) == std::string::npos)
+    b.coolhand_zone_id = static_cast<std::uint32_t>(std::strtoul(dir->c_str() + 4, nullptr, 10));
   if (!fs.exists(b.path)) return bind_error("coolhand " + src.name, b.path + " does not exist");
   if (auto link = fs.read_link(base + "thermal_zone")) {
     const auto slash = link->rfind('/');

@@ -22,6 +22,9 @@ struct SensorBinding {
   std::string path;              // e.g. "class/thermal/thermal_zone3/temp"
   std::int32_t scale_to_mc = 1;  // 1: m°C attribute; 100: tenths of °C (power_supply)
   std::optional<std::uint32_t> thermal_zone_id;  // N of thermal_zoneN: receives netlink events
+  // coolhand module zones: N of class/coolhand/zoneN, the zone id of the
+  // module's own netlink family (COOLHAND_A_ZONE_ID).
+  std::optional<std::uint32_t> coolhand_zone_id;
   // coolhand module zones: "class/coolhand/zoneN/event_window", where the
   // engine's window is written so the module reports only changes that
   // matter (kmod/README 3.3, window mode).

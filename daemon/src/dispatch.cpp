@@ -1,4 +1,4 @@
-// Thermal events -> runtime inputs.
+// Thermal and coolhand events -> runtime inputs.
 #include "dispatch.h"
 
 namespace coolhand::daemon {
@@ -24,6 +24,19 @@ bool dispatch_thermal_event(Runtime& rt, const ThermalEvent& ev, policy::Time no
       return false;
     default:
       return false;
+  }
+}
+
+void dispatch_coolhand_event(Runtime& rt, const CoolhandEvent& ev, policy::Time now) {
+  switch (ev.kind) {
+    case CoolhandEvent::Kind::temp:
+    case CoolhandEvent::Kind::trip:
+      if (ev.zone_id && ev.temperature)
+        rt.on_module_zone_temperature(*ev.zone_id, *ev.temperature, now);
+      return;
+    case CoolhandEvent::Kind::throttle:
+      rt.verify_devices();  // another writer may have changed a level the daemon drives
+      return;
   }
 }
 

@@ -1,6 +1,6 @@
-// coolhandd: the one place that wires the adapters (sysfs, thermal netlink,
-// udev, logind, sd-event) to the runtime. Everything else lives in
-// coolhand_daemon_core so tests link it.
+// coolhandd: the one place that wires the adapters (sysfs, thermal and
+// coolhand netlink, udev, logind, sd-event) to the runtime. Everything else
+// lives in coolhand_daemon_core so tests link it.
 //
 // Exit status: 0 after SIGTERM/SIGINT (knobs restored) or --once; 1 on a
 // system error; 2 on a bad policy file; 3 when the policy's required
@@ -8,6 +8,7 @@
 #include <systemd/sd-daemon.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "coolhand/config/policy_file.h"
+#include "coolhand_netlink.h"
 #include "dispatch.h"
 #include "event_loop.h"
 #include "hotplug.h"
@@ -81,10 +83,10 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", o.dry_run, "Decide and print what would be written; write nothing");
   app.add_flag("--once", o.once, "One pass: read, decide, write, exit (levels stay applied)");
   app.add_flag("--verbose", o.verbose, "Log every sample");
-  app.add_option(
-         "--netlink", o.netlink,
-         "Thermal netlink events: auto (only with --sysfs-root /sys), on, off. 'on' with a fake "
-         "tree is for measurements: its zone numbers must not clash with the kernel's")
+  app.add_option("--netlink", o.netlink,
+                 "Thermal and coolhand netlink events: auto (only with --sysfs-root /sys), on, "
+                 "off. 'on' with a fake tree is for measurements: its zone numbers must not "
+                 "clash with the kernel's")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
@@ -124,7 +126,27 @@ int main(int argc, char** argv) {
     }
   }
 
-  auto created = cd::Runtime::create(std::move(*doc), fs, log, {o.dry_run, nl != nullptr});
+  // The coolhand module's own family, when the module is loaded: its zones
+  // become event-driven from it, with WINDOW_SET for their windows.
+  std::unique_ptr<cd::CoolhandNetlink> chnl;
+  if (want_netlink && !o.once) {
+    auto opened = cd::CoolhandNetlink::open(
+        [&](const cd::CoolhandEvent& e) {
+          if (rt) cd::dispatch_coolhand_event(*rt, e, cd::monotonic_now());
+        },
+        log);
+    if (opened) {
+      chnl = std::move(*opened);
+      log.info("coolhand netlink: subscribed (family version {})", chnl->family_version());
+    } else if (opened.error().err == ENOENT) {
+      log.info("coolhand netlink: no coolhand family (module not loaded)");
+    } else {
+      log.warning("coolhand netlink unavailable ({})", opened.error().to_string());
+    }
+  }
+
+  auto created =
+      cd::Runtime::create(std::move(*doc), fs, log, {o.dry_run, nl != nullptr, chnl != nullptr});
   if (!created) {
     log.error("{}: {}", o.config, created.error().to_string());
     if (created.error().what == "bind") {
@@ -148,6 +170,11 @@ int main(int argc, char** argv) {
   rt->on_window = [&](std::uint32_t tz, const coolhand::policy::Window& w) {
     if (nl && nl->thresholds_supported()) (void)nl->set_window(tz, w);
   };
+  if (chnl) {
+    rt->program_module_window = [&](std::uint32_t zone, const coolhand::policy::Window& w) {
+      return chnl->set_window(zone, w);
+    };
+  }
   rt->on_action = [&](coolhand::policy::TripAction a, const std::string& zone) {
     if (o.dry_run) return;
     if (!logind) {
@@ -209,6 +236,12 @@ int main(int argc, char** argv) {
       reschedule();
     });
   }
+  if (ok && chnl) {
+    ok = ev.on_readable(chnl->fd(), [&] {
+      resync_wanted |= chnl->receive();
+      reschedule();
+    });
+  }
   std::unique_ptr<cd::HotplugMonitor> hotplug;
   if (ok && real_sys) {
     auto h = cd::HotplugMonitor::open([&](const std::string& subsystem, const std::string& action) {
@@ -238,6 +271,8 @@ int main(int argc, char** argv) {
   log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
   const int code = ev.run();
   rt->restore_all();
+  if (nl) log.info("thermal netlink: {}", cd::counters_line(nl->counters()));
+  if (chnl) log.info("coolhand netlink: {}", cd::counters_line(chnl->counters()));
   log.info("stopped; original knob values restored");
   return code;
 }

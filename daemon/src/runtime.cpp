@@ -14,12 +14,15 @@ constexpr policy::Millis kLostRetryCap{5000};
 constexpr policy::Millis kMinWake{10};
 }  // namespace
 
+// Which kernel family pushes a sensor's temperature (rules in runtime.h).
+enum class EventSource : std::uint8_t { none, thermal, module };
+
 struct SensorSlot {
   std::string name;
   policy::SensorId id;
   config::SensorSource source;
   std::optional<SensorBinding> binding;  // none while absent
-  bool event_driven = false;
+  EventSource events = EventSource::none;
   std::uint32_t failures = 0;  // consecutive
   bool lost = false;
   std::optional<Time> next_poll;
@@ -41,6 +44,25 @@ struct Runtime::Bound {
   std::vector<DeviceSlot> devices;
   const policy::Decision* last = nullptr;  // valid until the next engine step
 };
+
+namespace {
+EventSource event_source(const RuntimeOptions& o, const SensorBinding& b) {
+  if (o.module_events_available && b.coolhand_zone_id) return EventSource::module;
+  if (o.events_available && b.thermal_zone_id) return EventSource::thermal;
+  return EventSource::none;
+}
+
+const char* describe(EventSource e) {
+  switch (e) {
+    case EventSource::module:
+      return ", event-driven (coolhand netlink)";
+    case EventSource::thermal:
+      return ", event-driven (thermal netlink)";
+    default:
+      return ", polled";
+  }
+}
+}  // namespace
 
 Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts) : fs_(fs), log_(log), opts_(opts) {}
 Runtime::~Runtime() = default;
@@ -85,7 +107,7 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
     auto found = find_sensor(fs_, slot.source);
     if (found) {
       slot.binding = *found;
-      slot.event_driven = opts_.events_available && found->thermal_zone_id.has_value();
+      slot.events = event_source(opts_, *found);
     } else if (slot.source.required) {
       missing.push_back(fmt::format("sensor {}: {}", s.name, found.error().to_string()));
     } else {
@@ -136,8 +158,7 @@ Result<std::unique_ptr<Runtime>> Runtime::create(config::PolicyDocument doc, Sys
   rt->remember_originals(*rt->bound_);
   for (const auto& s : rt->bound_->sensors) {
     if (s.binding) {
-      log.info("sensor {}: {}{}", s.name, s.binding->description,
-               s.event_driven ? ", event-driven" : ", polled");
+      log.info("sensor {}: {}{}", s.name, s.binding->description, describe(s.events));
     }
   }
   for (const auto& d : rt->bound_->devices) {
@@ -161,7 +182,7 @@ void Runtime::sample(std::size_t i, Time now) {
     auto found = find_sensor(fs_, s.source);
     if (found) {
       s.binding = *found;
-      s.event_driven = opts_.events_available && found->thermal_zone_id.has_value();
+      s.events = event_source(opts_, *found);
     }
   }
   Result<MilliC> value = SysError{"read", s.name, 0, "sensor not present"};
@@ -218,6 +239,24 @@ void Runtime::write_event_window(const std::string& path, const policy::Window& 
   }
 }
 
+// Hand a changed window to the kernel: module-driven zones through
+// WINDOW_SET with the event_window file as the fallback; thermal-driven
+// ones to on_window (thresholds) plus the event_window of a coolhand zone.
+void Runtime::send_window(const SensorSlot& s, const policy::Window& w) {
+  const SensorBinding& b = *s.binding;
+  if (s.events == EventSource::module) {
+    if (program_module_window && !opts_.dry_run) {
+      const Status st = program_module_window(*b.coolhand_zone_id, w);
+      if (st) return;
+      log_.debug("sensor {}: {}; writing event_window", s.name, st.error().to_string());
+    }
+    if (b.event_window_path) write_event_window(*b.event_window_path, w);
+    return;
+  }
+  if (b.event_window_path) write_event_window(*b.event_window_path, w);
+  if (on_window && b.thermal_zone_id) on_window(*b.thermal_zone_id, w);
+}
+
 void Runtime::schedule_polls(Time now) {
   Bound& b = *bound_;
   const auto& sampling = b.doc.spec.sampling;
@@ -225,14 +264,13 @@ void Runtime::schedule_polls(Time now) {
   for (SensorSlot& s : b.sensors) {
     const bool failing = !s.binding || s.failures > 0 || s.lost;
     if (failing) continue;  // sample() scheduled the retry
-    if (s.event_driven) {
+    if (s.events != EventSource::none) {
       s.next_poll.reset();
       const policy::Window& w = d.windows.at(s.id.index);
       const bool changed =
           !s.sent_window || s.sent_window->low != w.low || s.sent_window->high != w.high;
       if (changed) {
-        if (s.binding->event_window_path) write_event_window(*s.binding->event_window_path, w);
-        if (on_window && s.binding->thermal_zone_id) on_window(*s.binding->thermal_zone_id, w);
+        send_window(s, w);
         s.sent_window = w;
       }
       continue;
@@ -330,16 +368,30 @@ std::optional<Time> Runtime::tick(Time now) {
 }
 
 void Runtime::on_zone_temperature(std::uint32_t tz_id, MilliC value, Time now) {
-  Bound& b = *bound_;
-  for (SensorSlot& s : b.sensors) {
-    if (!s.event_driven || !s.binding || s.binding->thermal_zone_id != tz_id) continue;
-    if (s.failures > 0 || s.lost) continue;  // recovering through sysfs reads
-    b.engine->set_sensor(s.id, value, now);
-    s.last_sample = now;
-    ++counters_.samples;
-    dirty_ = true;
-    log_.debug("event {} = {} m°C", s.name, value.mc());
+  for (SensorSlot& s : bound_->sensors) {
+    if (s.events != EventSource::thermal || !s.binding || s.binding->thermal_zone_id != tz_id)
+      continue;
+    pushed_sample(s, value, now);
   }
+}
+
+void Runtime::on_module_zone_temperature(std::uint32_t zone_id, MilliC value, Time now) {
+  for (SensorSlot& s : bound_->sensors) {
+    if (s.events != EventSource::module || !s.binding || s.binding->coolhand_zone_id != zone_id)
+      continue;
+    pushed_sample(s, value, now);
+  }
+}
+
+// A temperature the kernel pushed for an event-driven sensor.
+void Runtime::pushed_sample(SensorSlot& s, MilliC value, Time now) {
+  if (s.failures > 0 || s.lost) return;  // recovering through sysfs reads
+  bound_->engine->set_sensor(s.id, value, now);
+  s.last_sample = now;
+  ++counters_.samples;
+  ++counters_.pushed_samples;
+  dirty_ = true;
+  log_.debug("event {} = {} m°C", s.name, value.mc());
 }
 
 void Runtime::on_zone_deleted(std::uint32_t tz_id, Time now) {
@@ -348,6 +400,7 @@ void Runtime::on_zone_deleted(std::uint32_t tz_id, Time now) {
     if (!s.binding || s.binding->thermal_zone_id != tz_id) continue;
     log_.warning("sensor {}: thermal zone {} deleted; lost", s.name, tz_id);
     s.binding.reset();
+    s.events = EventSource::none;
     s.lost = true;
     s.sent_window.reset();
     ++counters_.sensors_lost;
@@ -456,8 +509,15 @@ std::string Runtime::status_line() const {
 std::vector<std::uint32_t> Runtime::event_zones() const {
   std::vector<std::uint32_t> out;
   for (const auto& s : bound_->sensors) {
-    if (s.event_driven && s.binding && s.binding->thermal_zone_id)
-      out.push_back(*s.binding->thermal_zone_id);
+    if (s.events == EventSource::thermal && s.binding) out.push_back(*s.binding->thermal_zone_id);
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> Runtime::module_event_zones() const {
+  std::vector<std::uint32_t> out;
+  for (const auto& s : bound_->sensors) {
+    if (s.events == EventSource::module && s.binding) out.push_back(*s.binding->coolhand_zone_id);
   }
   return out;
 }

@@ -6,15 +6,19 @@
 // returns. Tests drive it with a virtual clock and a temp-dir sysfs.
 //
 // Sensor rules:
-// - A sensor is event-driven when it is a thermal zone (or a coolhand module
-//   zone, through its mirrored thermal zone) and the thermal netlink family
-//   is subscribed: the kernel pushes its temperature (SAMPLING_TEMP,
-//   TRIP_UP/DOWN, THRESHOLD_UP/DOWN) and it is never polled while readable.
-//   Its engine window goes to the kernel: as user thresholds (on_window,
-//   6.13+) and, for coolhand zones, written to the zone's event_window so
-//   the module reports only changes the policy cares about. Every other sensor is polled at the
-//   engine's adaptive interval for it (Decision::poll_intervals, clamped to the policy's sampling
-//   min/max).
+// - A sensor is event-driven when the kernel pushes its temperature; it is
+//   then never polled while readable. In order of preference:
+//   - a coolhand module zone while the module's own family is subscribed:
+//     EVENT_TEMP and EVENT_TRIP carry its temperature. Its engine window goes
+//     to the module through program_module_window (WINDOW_SET); when that is
+//     unset or fails, it is written to the zone's event_window file;
+//   - a thermal zone, or a coolhand zone through its mirrored thermal zone,
+//     while the thermal family is subscribed: SAMPLING_TEMP, TRIP_UP/DOWN,
+//     THRESHOLD_UP/DOWN. Its window goes to on_window (user thresholds,
+//     6.13+) and, for a coolhand zone, to its event_window file.
+//   The window tells the kernel which changes the policy cares about. Every
+//   other sensor is polled at the engine's adaptive interval for it
+//   (Decision::poll_intervals, clamped to the policy's sampling min/max).
 // - A read that fails or returns garbage counts as a failure; after
 //   `lost_after_failures` consecutive failures the sensor is lost: the engine
 //   is told it is unknown (its controllers go to their safe level) and one
@@ -52,20 +56,24 @@ using policy::MilliC;
 using policy::Time;
 
 struct RuntimeOptions {
-  bool dry_run = false;           // decide and log, write nothing
-  bool events_available = false;  // the thermal netlink family is subscribed
+  bool dry_run = false;                  // decide and log, write nothing
+  bool events_available = false;         // the thermal netlink family is subscribed
+  bool module_events_available = false;  // the coolhand module's family is subscribed
 };
 
 struct RuntimeCounters {
-  std::uint64_t samples = 0;        // readings handed to the engine
-  std::uint64_t read_failures = 0;  // failed or garbage sensor reads
-  std::uint64_t sensors_lost = 0;   // transitions to lost
+  std::uint64_t samples = 0;         // readings handed to the engine
+  std::uint64_t pushed_samples = 0;  // of which pushed by kernel events
+  std::uint64_t read_failures = 0;   // failed or garbage sensor reads
+  std::uint64_t sensors_lost = 0;    // transitions to lost
   std::uint64_t steps = 0;
   std::uint64_t resyncs = 0;
   std::uint64_t resumes = 0;
   std::uint64_t reloads = 0;
   std::uint64_t reload_failures = 0;
 };
+
+struct SensorSlot;  // one policy sensor and its binding (runtime.cpp)
 
 class Runtime {
  public:
@@ -86,6 +94,9 @@ class Runtime {
   [[nodiscard]] std::optional<Time> tick(Time now);
   // A zone temperature pushed by the kernel; takes effect at the next tick().
   void on_zone_temperature(std::uint32_t tz_id, MilliC value, Time now);
+  // A coolhand module zone's temperature (EVENT_TEMP, EVENT_TRIP); `zone_id`
+  // is N of class/coolhand/zoneN. Takes effect at the next tick().
+  void on_module_zone_temperature(std::uint32_t zone_id, MilliC value, Time now);
   // A thermal zone went away (netlink TZ_DELETE): its sensors are lost.
   void on_zone_deleted(std::uint32_t tz_id, Time now);
   // Messages may have been lost (ENOBUFS, sequence gap) or hardware came and
@@ -101,8 +112,13 @@ class Runtime {
   // Write back every knob's original value (exit).
   void restore_all();
 
-  // Windows of event-driven sensors changed (kernel thresholds, 6.13+).
+  // Windows of thermal-family event-driven sensors changed (kernel
+  // thresholds, 6.13+).
   std::function<void(std::uint32_t tz_id, const policy::Window&)> on_window;
+  // Program a module-driven zone's event window (coolhand WINDOW_SET). An
+  // error (or no function) makes the runtime write the zone's event_window
+  // file instead. Not called in dry-run mode.
+  std::function<Status(std::uint32_t zone_id, const policy::Window&)> program_module_window;
   // A trip asked for shutdown or suspend.
   std::function<void(policy::TripAction, const std::string& zone)> on_action;
 
@@ -110,8 +126,10 @@ class Runtime {
   [[nodiscard]] const RuntimeCounters& counters() const { return counters_; }
   // One line for sd_notify STATUS=.
   [[nodiscard]] std::string status_line() const;
-  // Thermal zone ids with event-driven sensors.
+  // Thermal zone ids with sensors driven by the thermal family.
   [[nodiscard]] std::vector<std::uint32_t> event_zones() const;
+  // coolhand zone ids with sensors driven by the module's family.
+  [[nodiscard]] std::vector<std::uint32_t> module_event_zones() const;
   // Level currently applied to device `name` (tests, status).
   [[nodiscard]] std::optional<std::uint32_t> device_level(std::string_view name) const;
   [[nodiscard]] bool sensor_lost(std::string_view name) const;
@@ -123,9 +141,11 @@ class Runtime {
 
   [[nodiscard]] Result<std::unique_ptr<Bound>> bind(config::PolicyDocument doc);
   void sample(std::size_t i, Time now);
+  void pushed_sample(SensorSlot& s, MilliC value, Time now);
   void step(Time now);
   void schedule_polls(Time now);
   void write_event_window(const std::string& path, const policy::Window& w);
+  void send_window(const SensorSlot& s, const policy::Window& w);
   void log_events(const policy::Decision& d);
   [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
   void remember_originals(const Bound& b);

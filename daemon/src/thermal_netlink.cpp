@@ -261,6 +261,13 @@ Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink si
     return SysError{"netlink", "nonblocking", 0, nl_geterror(e)};
   }
   t->cb_.reset(nl_cb_alloc(NL_CB_DEFAULT));
+  if (!t->cb_) return SysError{"netlink", "callbacks", ENOMEM, {}};
+  // Multicast events carry sequence number 0: a callback set of our own does
+  // not inherit nl_socket_disable_seq_check(), and libnl's default check
+  // would drop every event as a "sequence number mismatch".
+  nl_cb_set(
+      t->cb_.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, [](nl_msg*, void*) -> int { return NL_OK; },
+      nullptr);
   nl_cb_set(
       t->cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
       [](nl_msg* m, void* self) -> int {

@@ -249,6 +249,7 @@ TEST(FindSensor, CoolhandZoneByNameWithItsThermalMirror) {
   ASSERT_TRUE(b) << b.error().to_string();
   EXPECT_EQ(b->path, "class/coolhand/zone0/temp1_input");
   EXPECT_EQ(b->thermal_zone_id, 4u);
+  EXPECT_EQ(b->coolhand_zone_id, 0u);
   EXPECT_EQ(b->event_window_path, "class/coolhand/zone0/event_window");
   EXPECT_FALSE(find_sensor(fs, source(SensorSource::Kind::coolhand, "cpu")));
 }

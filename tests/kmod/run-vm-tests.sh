@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Build coolhand.ko against the installed Debian headers, pack it with the
-# guest test program and tests/kmod/guest/init.sh into an initramfs, boot
-# Debian's own kernel in qemu and report the guest's verdict.
+# guest test program, the real coolhandd (with its shared libraries and the
+# dynamic loader, as ldd lists them) and tests/kmod/guest/init.sh into an
+# initramfs, boot Debian's own kernel in qemu and report the guest's verdict.
 #
-#   run-vm-tests.sh --guest-bin FILE [--work-dir DIR] [--kmod-src DIR]
-#                   [--missing REASON]
+#   run-vm-tests.sh --guest-bin FILE [--daemon-bin FILE] [--work-dir DIR]
+#                   [--kmod-src DIR] [--missing REASON]
+#
+# Without --daemon-bin (a standalone tests/kmod build has no coolhandd) the
+# guest skips its daemon checks and says so; with CI=true that is a failure.
 #
 # Exit status: 0 pass; 1 fail; 77 skipped because a prerequisite is missing
 # (headers, qemu, busybox-static, cpio, the guest kernel, the test program).
@@ -24,14 +28,16 @@ repo="$(cd "$here/../.." && pwd)"
 kmod_src="$repo/kmod"
 work=""
 guest_bin=""
+daemon_bin=""
 missing=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kmod-src) kmod_src="$2"; shift 2 ;;
     --work-dir) work="$2"; shift 2 ;;
     --guest-bin) guest_bin="$2"; shift 2 ;;
+    --daemon-bin) daemon_bin="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run-vm-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -64,6 +70,10 @@ command -v gzip >/dev/null || skip "gzip not installed"
 vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
 [ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
 [ -n "$guest_bin" ] && [ -x "$guest_bin" ] || skip "guest test program '$guest_bin' not built"
+if [ -z "$daemon_bin" ] && [ "${CI:-}" = true ]; then
+  fail "CI=true and no --daemon-bin: the guest's coolhandd checks would not run"
+fi
+[ -z "$daemon_bin" ] || [ -x "$daemon_bin" ] || fail "coolhandd '$daemon_bin' not built"
 
 # ---- build the module (Kbuild turns warnings into errors)
 echo "run-vm-tests.sh: building coolhand.ko for $kver in $work/kmod"
@@ -89,7 +99,19 @@ done
 cp "$ko" "$root/coolhand.ko"
 cp "$guest_bin" "$root/coolhand_vmtest"
 cp "$here/guest/init.sh" "$root/init"
+if [ -n "$daemon_bin" ]; then
+  # The daemon is dynamically linked: its libraries and the loader go in at
+  # the paths ldd names (the loader's default search path finds them).
+  cp "$daemon_bin" "$root/coolhandd"
+  cp "$here/guest/daemon-policy.yaml" "$root/daemon-policy.yaml"
+  ldd "$daemon_bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
+    while read -r lib; do
+      mkdir -p "$root$(dirname "$lib")"
+      cp -L "$lib" "$root$lib"
+    done
+fi
 chmod +x "$root/init" "$root/coolhand_vmtest"
+[ -z "$daemon_bin" ] || chmod +x "$root/coolhandd"
 echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"

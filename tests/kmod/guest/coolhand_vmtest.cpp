@@ -16,8 +16,14 @@
 // Output is TAP-like ("ok N - ...", "not ok N - ..."); the exit status is
 // the number of failed checks (capped), 0 when all passed.
 #include <dirent.h>
+#include <linux/capability.h>
+#include <linux/thermal.h>
 #include <netlink/attr.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
+#include <netlink/genl/genl.h>
 #include <netlink/msg.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -846,6 +852,56 @@ int stress_netlink(int seconds) {
   return errors == 0 && dumps > 0 ? 0 : 1;
 }
 
+// ------------------------------------------------- for the daemon checks
+
+// THRESHOLD_ADD (command 8 of the mainline "thermal" family, 6.13+; absent
+// from Debian 12's header) on this kernel: the daemon assumes a family of
+// version 1 has no thresholds and falls back to sampling events.
+void suite_thermal_thresholds(Tap& t) {
+  constexpr uint8_t kCmdThresholdAdd = 8;
+  constexpr int kAttrThresholdTemp = 25;
+  constexpr int kAttrThresholdDirection = 26;
+  NlSockPtr s(nl_socket_alloc());
+  if (!t.check(s && genl_connect(s.get()) == 0, "genl socket for the thermal family")) return;
+  const int family = genl_ctrl_resolve(s.get(), THERMAL_GENL_FAMILY_NAME);
+  if (!t.check(family > 0, "the thermal family resolves")) return;
+  nl_cache* cache = nullptr;
+  int version = -1;
+  if (genl_ctrl_alloc_cache(s.get(), &cache) == 0) {
+    if (genl_family* f = genl_ctrl_search_by_name(cache, THERMAL_GENL_FAMILY_NAME)) {
+      version = genl_family_get_version(f);
+      genl_family_put(f);
+    }
+    nl_cache_free(cache);
+  }
+  t.eq(version, 1, "thermal family version 1 (no thresholds)");
+  const auto zones = list_dir("/sys/class/thermal", "thermal_zone");
+  if (!t.check(!zones.empty(), "a thermal zone to aim at")) return;
+  const auto tz_id = static_cast<uint32_t>(std::stoul(zones[0].substr(12)));
+  NlMsgPtr m(nlmsg_alloc());
+  genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_REQUEST | NLM_F_ACK,
+              kCmdThresholdAdd, THERMAL_GENL_VERSION);
+  nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, tz_id);
+  nla_put_u32(m.get(), kAttrThresholdTemp, 50000);
+  nla_put_u32(m.get(), kAttrThresholdDirection, 1);
+  int err = nl_send_auto(s.get(), m.get());
+  if (err >= 0) err = nl_wait_for_ack(s.get());
+  t.eq(err, -NLE_OPNOTSUPP, "THRESHOLD_ADD answered 'not supported' on this kernel");
+}
+
+// Run PROG without CAP_SYS_ADMIN: dropped from the bounding set, so root's
+// exec does not get it back (CAP_NET_ADMIN stays: the genl admin check
+// passes and the module's own CAP_SYS_ADMIN check answers EPERM).
+int exec_without_cap_sys_admin(char** argv) {
+  if (::prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) != 0) {
+    std::perror("PR_CAPBSET_DROP");
+    return 1;
+  }
+  ::execv(argv[0], argv);
+  std::perror(argv[0]);
+  return 1;
+}
+
 }  // namespace
 }  // namespace coolhand::vmtest
 
@@ -860,10 +916,12 @@ int main(int argc, char** argv) {
   if (suite == "stress-throttle") return stress_throttle(seconds);
   if (suite == "stress-temp") return stress_temp(seconds);
   if (suite == "stress-netlink") return stress_netlink(seconds);
+  if (suite == "without-cap-sys-admin" && argc > 2) return exec_without_cap_sys_admin(argv + 2);
 
   const std::map<std::string, void (*)(Tap&)> suites = {
       {"abi", suite_abi},   {"events", suite_events}, {"thermal", suite_thermal},
       {"perm", suite_perm}, {"nocrit", suite_nocrit},
+      {"thermal-thresholds", suite_thermal_thresholds},
   };
   auto it = suites.find(suite);
   if (it == suites.end()) {

@@ -1,6 +1,7 @@
 #!/bin/busybox sh
 # /init of the coolhand kmod test guest (packed by tests/kmod/run-vm-tests.sh
-# into an initramfs with busybox, coolhand.ko and coolhand_vmtest).
+# into an initramfs with busybox, coolhand.ko, coolhand_vmtest and, when
+# built, the real coolhandd with its libraries and daemon-policy.yaml).
 #
 # Runs every check in one boot, prints TAP-like "ok"/"not ok" lines on the
 # serial console, then reports the verdict twice: a marker line
@@ -52,8 +53,22 @@ suite() {
 		not_ok "suite $1 exited with status $rc"
 	fi
 }
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+wait_for() {
+	w_left=$(($1 * 10))
+	shift
+	until "$@"; do
+		w_left=$((w_left - 1))
+		[ "$w_left" -gt 0 ] || return 1
+		usleep 100000
+	done
+}
+# level_is DEVICE OP N: e.g. level_is throttle0 -eq 8
+level_is() { [ "$(cat "/sys/devices/coolhand_emul/$1/throttling")" "$2" "$3" ]; }
 loaded() { grep -q '^coolhand ' /proc/modules; }
 not_loaded() { ! loaded; }
+# Uptime in centiseconds, for section timings.
+now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 no_emul_thermal() { ! cat /sys/class/thermal/*/type 2>/dev/null | grep -q '^emul_'; }
 insmod_must_fail() { ! insmod "$KO" "$@" && not_loaded; }
 
@@ -92,26 +107,103 @@ check "unload removed the zones from /sys/class/thermal" no_emul_thermal
 check "unload removed /sys/class/coolhand" [ ! -e /sys/class/coolhand ]
 check "unload removed /sys/devices/coolhand_emul" [ ! -e /sys/devices/coolhand_emul ]
 
-# 3. A zone without a critical trip hides the crit files.
+# 3. The real coolhandd against the module on the real /sys
+#    (daemon-policy.yaml): it must take the module's zones from the coolhand
+#    family without polling them (reading temp1_input clears temp1_alarm, so
+#    a set alarm proves no read), program their windows with WINDOW_SET,
+#    throttle when hot, release when cool, re-apply a level another writer
+#    changed (EVENT_THROTTLE), restore the original levels on SIGTERM, and
+#    fall back on this 6.1 kernel's thermal family (no THRESHOLD_ADD) and,
+#    without CAP_SYS_ADMIN, from WINDOW_SET to the event_window file.
+D=/coolhandd
+E=/sys/devices/coolhand_emul
+L=/tmp/coolhandd.log
+if [ ! -x "$D" ]; then
+	echo "# coolhandd checks not run: no coolhandd in the initramfs (standalone tests/kmod build)"
+else
+	check "insmod for the daemon checks" insmod "$KO" $MAIN
+fi
+if [ -x "$D" ] && loaded; then
+	d_start=$(now_cs)
+	suite thermal-thresholds
+	for tz in /sys/class/thermal/thermal_zone*; do
+		case "$(cat "$tz/type")" in emul_zone*) echo user_space >"$tz/policy" ;; esac
+	done
+	Z1=$(dirname "$(grep -lx emul_zone1 /sys/class/coolhand/zone*/name)")
+	echo 3 >$E/throttle0/throttling # the originals the daemon must restore
+	echo 2 >$E/throttle1/throttling
+	"$D" --config /daemon-policy.yaml --verbose >$L 2>&1 &
+	dpid=$!
+	check "coolhandd starts" wait_for 10 grep -q 'running:' $L
+	check "coolhandd subscribed to the coolhand family" grep -q 'coolhand netlink: subscribed' $L
+	check "both module zones are event-driven from the coolhand family" \
+		sh -c "[ \$(grep -c 'event-driven (coolhand netlink)' $L) -eq 2 ]"
+	check "6.1 thermal family: no thresholds, the daemon says so and falls back" \
+		grep -q 'thermal netlink: subscribed (family version 1, thresholds no)' $L
+	check "coolhandd released the devices at start" wait_for 5 level_is throttle0 -eq 0
+	check "WINDOW_SET put the skin zone in window mode" \
+		sh -c "grep -qx window $Z1/event_mode && grep -q 'coolhand netlink: zone ${Z1##*zone} window' $L"
+	echo 52000 >$E/sensor1/temp
+	check "throttles when hot (throttle0 at level 8)" wait_for 5 level_is throttle0 -eq 8
+	check "the skin zone was not polled (temp1_alarm still set)" grep -qx 1 $Z1/temp1_alarm
+	echo 30000 >$E/sensor1/temp
+	check "releases when cool (throttle0 at level 0)" wait_for 5 level_is throttle0 -eq 0
+	echo 9 >$E/throttle1/throttling
+	check "a level changed by another writer is re-applied" wait_for 5 level_is throttle1 -eq 0
+	kill -TERM $dpid
+	wait $dpid
+	check "coolhandd exits 0 on SIGTERM" [ $? -eq 0 ]
+	check "SIGTERM restored throttle0's original level 3" level_is throttle0 -eq 3
+	check "SIGTERM restored throttle1's original level 2" level_is throttle1 -eq 2
+	check "temperatures came from coolhand events" grep -q 'event skin = 52000' $L
+	check "coolhand events accepted, none dropped or lost" grep -Eq \
+		'coolhand netlink: received [1-9][0-9]*, accepted [1-9][0-9]*, spoofed 0, malformed 0, foreign 0, overruns 0, gaps 0' $L
+	check "thermal family events arrive too (mirror zones' SAMPLING_TEMP)" \
+		grep -Eq 'thermal netlink: received [1-9][0-9]*, accepted [1-9][0-9]*, spoofed 0, malformed 0' $L
+	grep 'netlink: received' $L | sed 's/^<6>/# coolhandd: /'
+	check "module zones read once at start, never polled" \
+		sh -c "[ \$(grep -c 'sample skin =' $L) -eq 1 ] && [ \$(grep -c 'sample cpu =' $L) -eq 1 ]"
+	[ "$failed" -eq 0 ] || sed 's/^/#   coolhandd: /' $L
+
+	# Without CAP_SYS_ADMIN: one line, then the event_window file.
+	echo "1000 1000" >$Z1/event_step # step mode until the daemon writes
+	"$T" without-cap-sys-admin "$D" --config /daemon-policy.yaml >$L.2 2>&1 &
+	dpid=$!
+	check "no CAP_SYS_ADMIN: coolhandd starts" wait_for 10 grep -q 'running:' $L.2
+	check "no CAP_SYS_ADMIN: WINDOW_SET refused, said once" \
+		sh -c "[ \$(grep -c 'WINDOW_SET not permitted' $L.2) -eq 1 ]"
+	check "no CAP_SYS_ADMIN: the window went to event_window instead" grep -qx window $Z1/event_mode
+	echo 52000 >$E/sensor1/temp
+	check "no CAP_SYS_ADMIN: still throttles when hot" wait_for 5 level_is throttle0 -eq 8
+	kill -TERM $dpid
+	wait $dpid
+	check "no CAP_SYS_ADMIN: exits 0 and restores level 3" sh -c "[ $? -eq 0 ] && [ \$(cat $E/throttle0/throttling) -eq 3 ]"
+	[ "$failed" -eq 0 ] || sed 's/^/#   coolhandd (no CAP_SYS_ADMIN): /' $L.2
+	check "rmmod after the daemon checks" rmmod coolhand
+	d_cs=$(($(now_cs) - d_start))
+	echo "# coolhandd checks took $((d_cs / 100)).$((d_cs % 100 / 10)) s"
+fi
+
+# 4. A zone without a critical trip hides the crit files.
 check "insmod without critical trip" insmod "$KO" emul_zones=1 emul_devices=1 emul_crit_mc=0
 if loaded; then
 	suite nocrit
 	check "rmmod (nocrit)" rmmod coolhand
 fi
 
-# 4. Invalid module parameters are refused and leave nothing behind.
+# 5. Invalid module parameters are refused and leave nothing behind.
 check "emul_zones=17 refused" insmod_must_fail emul_zones=17
 check "emul_kind=toaster refused" insmod_must_fail emul_zones=1 emul_kind=toaster
 check "default_step_mc=0 refused" insmod_must_fail default_step_mc=0
 check "critical trip below passive refused" insmod_must_fail emul_zones=1 emul_crit_mc=50000
 check "no leftovers after refused loads" [ ! -e /sys/class/coolhand ]
 
-# 5. Without emulation the module only provides the core.
+# 6. Without emulation the module only provides the core.
 check "insmod without emulated platform" insmod "$KO"
 check "core class exists, no zones" sh -c '[ -d /sys/class/coolhand ] && [ -z "$(ls /sys/class/coolhand)" ]'
 check "rmmod (core only)" rmmod coolhand
 
-# 6. Load/unload cycles, each exercising the platform a little.
+# 7. Load/unload cycles, each exercising the platform a little.
 cycle_fail=0
 i=0
 while [ $i -lt "$CYCLES" ]; do
@@ -129,7 +221,7 @@ check "$CYCLES load/unload cycles without error" [ "$cycle_fail" -eq 0 ]
 check "module unloaded after the cycles" not_loaded
 check "no zones left in /sys/class/thermal after the cycles" no_emul_thermal
 
-# 7. The kernel log: no oops, WARN, BUG or lockdep splat; no warnings from
+# 8. The kernel log: no oops, WARN, BUG or lockdep splat; no warnings from
 #    us beyond the expected ones; the critical trip went through the
 #    report-only path; taint shows no warning (W, 512) or oops (D, 128).
 dmesg -r >/tmp/dmesg.txt
