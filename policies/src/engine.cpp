@@ -129,6 +129,7 @@ CompileResult Engine::compile(const PolicySpec& spec) {
     if (s.kind == Kind::fir) {
       r.history.resize(s.inputs.size());
       for (auto& h : r.history) h.reset(kFirChangesPerTap * s.taps + 2);
+      r.tap_seq.assign(s.inputs.size() * s.taps, 0);
     }
     if (s.kind == Kind::predictor) r.samples.reset(kPredictorSamples);
   }

@@ -177,27 +177,38 @@ void Engine::Impl::eval_sensors(Time now) {
             const Millis period = spec_s.tap_period;
             const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
             double sum = 0.0;
-            s.next_change.reset();
-            s.drift = 0.0;
+            double drift = 0.0;
+            std::optional<Time> next_change;
             for (std::size_t j = 0; j < s.inputs.size(); ++j) {
               SampleRing& h = s.history[j];
-              if (h.empty() || h.back().mc != x(j)) h.push({now, x(j)});
+              const std::int32_t xj = x(j);
+              if (h.empty() || h.back().mc != xj) h.push({now, xj});
               while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
-              // Taps look at ever older times: one walk back through the
-              // change points finds each tap's held value, and the change
-              // after it is when that tap's value will next change.
-              std::size_t idx = h.size() - 1;
+              // Each tap's held value is the newest change at or before its
+              // time (the oldest kept change when none is). Tap times only
+              // move forward, so each tap resumes from the change it held at
+              // the last step (or the oldest kept one, if that has gone) and
+              // moves forward over the changes it has since passed.
+              const std::uint64_t oldest = h.seq_front();
+              const std::uint64_t newest = h.seq_back();
+              const double* w = s.weights.data() + j * taps;
+              std::uint64_t* held_seq = s.tap_seq.data() + j * taps;
               for (std::uint32_t k = 0; k < taps; ++k) {
                 const Time at = now - period * k;
-                while (idx > 0 && h[idx].t > at) --idx;
-                sum += s.weights[j * taps + k] * h[idx].mc;
-                s.drift += std::abs(s.weights[j * taps + k]) * std::abs(x(j) - h[idx].mc);
-                if (k > 0 && idx + 1 < h.size()) {
-                  const Time t = h[idx + 1].t + period * k;
-                  if (!s.next_change || t < *s.next_change) s.next_change = t;
+                std::uint64_t seq = std::max(held_seq[k], oldest);
+                while (seq < newest && h.at_seq(seq + 1).t <= at) ++seq;
+                held_seq[k] = seq;
+                const std::int32_t held = h.at_seq(seq).mc;
+                sum += w[k] * held;
+                drift += std::abs(w[k]) * std::abs(xj - held);
+                if (k > 0 && seq < newest) {
+                  const Time t = h.at_seq(seq + 1).t + period * k;
+                  if (!next_change || t < *next_change) next_change = t;
                 }
               }
             }
+            s.drift = drift;
+            s.next_change = next_change;
             v = to_mc(sum + s.offset_mc);
             break;
           }
