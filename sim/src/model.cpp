@@ -341,8 +341,6 @@ struct SensorState {
   double lagged = 0.0;  // lag filter output, °C
   double alpha = 1.0;   // lag blend per base step: 1 - exp(-dt/tau)
   policy::Time next_sample{0};
-  MilliC reading{0};
-  bool sampled = false;
 };
 
 struct HeatTarget {
@@ -364,10 +362,12 @@ struct ThermalModel::Impl {
   Eigen::VectorXd z;  // [x; u]: node temperatures, then node powers and ambient
   Eigen::VectorXd next;
   std::vector<std::vector<HeatTarget>> heat;  // per device
+  std::vector<std::uint32_t> max_levels;      // per device
   std::vector<std::uint32_t> levels;
   std::vector<double> demand;
   std::vector<double> power;  // per device, W
   std::vector<SensorState> sensors;
+  std::vector<ThermalModel::SensorOutput> outputs;  // per sensor
   std::vector<std::size_t> skin;
   NoiseSource noise;
   policy::Time now{0};
@@ -417,6 +417,7 @@ struct ThermalModel::Impl {
       for (const auto& h : d.heat) targets.push_back({index(h.node), h.share});
       heat.push_back(std::move(targets));
     }
+    for (const auto& d : spec.devices) max_levels.push_back(d.max_level());
     levels.assign(spec.devices.size(), 0);
     demand.assign(spec.devices.size(), 0.0);
     power.assign(spec.devices.size(), 0.0);
@@ -427,6 +428,7 @@ struct ThermalModel::Impl {
       st.alpha = lag_alpha(sensor, spec.time_step);
       sensors.push_back(st);
     }
+    outputs.resize(sensors.size());
     for (const auto& name : spec.skin_nodes) skin.push_back(index(name));
     update_power();
     sample_sensors();
@@ -458,14 +460,15 @@ struct ThermalModel::Impl {
   void sample_sensors() {
     for (std::size_t i = 0; i < sensors.size(); ++i) {
       auto& st = sensors[i];
-      st.sampled = false;
+      auto& out = outputs[i];
+      out.sampled = false;
       if (now < st.next_sample) continue;
       const auto& s = spec.sensors[i];
       double v = st.lagged + s.offset_c;
       if (s.noise_c > 0) v += s.noise_c * noise.gaussian();
       if (s.quantum_c > 0) v = std::round(v / s.quantum_c) * s.quantum_c;
-      st.reading = MilliC::from_celsius(v);
-      st.sampled = true;
+      out.reading = MilliC::from_celsius(v);
+      out.sampled = true;
       while (st.next_sample <= now) st.next_sample += s.period;
     }
   }
@@ -560,15 +563,22 @@ void ThermalModel::step(Millis dt) {
   impl_->advance(impl_->other);
 }
 
+// Powers are recomputed only when some input changed: they are a function
+// of the inputs alone, so the result is the same, and the closed loop sets
+// the same inputs on most steps.
 void ThermalModel::set_inputs(std::span<const std::uint32_t> levels,
                               std::span<const double> demand) {
   auto& m = *impl_;
   const auto count = std::min({levels.size(), demand.size(), m.levels.size()});
+  bool changed = false;
   for (std::size_t d = 0; d < count; ++d) {
-    m.levels[d] = std::min(levels[d], m.spec.devices[d].max_level());
-    m.demand[d] = std::clamp(demand[d], 0.0, 1.0);
+    const std::uint32_t level = std::min(levels[d], m.max_levels[d]);
+    const double dem = std::clamp(demand[d], 0.0, 1.0);
+    changed = changed || level != m.levels[d] || !(dem == m.demand[d]);
+    m.levels[d] = level;
+    m.demand[d] = dem;
   }
-  m.update_power();
+  if (changed) m.update_power();
 }
 
 void ThermalModel::step(Millis dt, std::span<const std::uint32_t> levels,
@@ -604,10 +614,16 @@ double ThermalModel::device_power_w(std::size_t device) const {
   return impl_->power.at(device);
 }
 MilliC ThermalModel::sensor(std::size_t sensor) const {
-  return impl_->sensors.at(sensor).reading;
+  return impl_->outputs.at(sensor).reading;
 }
 bool ThermalModel::sensor_sampled(std::size_t sensor) const {
-  return impl_->sensors.at(sensor).sampled;
+  return impl_->outputs.at(sensor).sampled;
+}
+std::span<const ThermalModel::SensorOutput> ThermalModel::sensor_outputs() const {
+  return impl_->outputs;
+}
+std::span<const double> ThermalModel::device_powers_w() const {
+  return impl_->power;
 }
 
 void ThermalModel::enable_energy_accounting(bool on) {

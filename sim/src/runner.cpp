@@ -104,13 +104,14 @@ class PolicyController final : public Controller {
 
   void control(const ThermalModel& model, std::span<std::uint32_t> levels) override {
     const Time now = model.now();
+    const auto outputs = model.sensor_outputs();
     bool need = !started_ || (next_step_ && now >= *next_step_);
     const bool feed_all = need;
     for (std::size_t i = 0; i < sensors_.size(); ++i) {
       const auto [id, s] = sensors_[i];
-      const policy::MilliC r = model.sensor(s);
+      const policy::MilliC r = outputs[s].reading;
       bool feed = feed_all;
-      if (!feed && model.sensor_sampled(s)) {
+      if (!feed && outputs[s].sampled) {
         const auto& w = windows_[id.index];
         feed = r < w.low || r > w.high || now - last_fed_[i] >= polls_[id.index];
       }
@@ -220,6 +221,10 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
     for (auto& v : tr.demand) v.reserve(steps);
   }
 
+  std::vector<std::uint32_t> max_levels;
+  for (const auto& d : spec.devices) max_levels.push_back(d.max_level());
+  const auto outputs = model.sensor_outputs();
+  const auto device_power = model.device_powers_w();
   std::vector<std::uint32_t> levels(nd, 0);
   std::vector<std::uint32_t> previous(nd, 0);
   std::vector<double> delivered(nd, 0.0), demanded(nd, 0.0);
@@ -235,8 +240,7 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
     model.set_inputs(levels, demand);
 
     controller.control(model, levels);
-    for (std::size_t d = 0; d < nd; ++d)
-      levels[d] = std::min(levels[d], spec.devices[d].max_level());
+    for (std::size_t d = 0; d < nd; ++d) levels[d] = std::min(levels[d], max_levels[d]);
     model.set_inputs(levels, demand);
     for (std::size_t d = 0; d < nd; ++d) {
       if (k > 0 && levels[d] != previous[d]) ++m.level_changes;
@@ -252,11 +256,11 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
       m.degree_seconds_over_limit += (skin - spec.skin_limit_c) * dt_s;
     }
     double power = 0;
-    for (std::size_t d = 0; d < nd; ++d) power += model.device_power_w(d);
+    for (std::size_t d = 0; d < nd; ++d) power += device_power[d];
     m.energy_j += power * dt_s;
     for (std::size_t s = 0; s < ns; ++s) {
-      if (!model.sensor_sampled(s)) continue;
-      const double c = model.sensor(s).celsius();
+      if (!outputs[s].sampled) continue;
+      const double c = outputs[s].reading.celsius();
       sensor_max[s] = std::max(sensor_max[s], c);
       sensor_sum[s] += c;
       ++sensor_n[s];
@@ -274,7 +278,7 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
       }
       tr.performance.push_back(want > 0 ? got / want : 1.0);
       for (std::size_t i = 0; i < spec.nodes.size(); ++i) tr.node_c[i].push_back(model.node_c(i));
-      for (std::size_t s = 0; s < ns; ++s) tr.sensor_c[s].push_back(model.sensor(s).celsius());
+      for (std::size_t s = 0; s < ns; ++s) tr.sensor_c[s].push_back(outputs[s].reading.celsius());
       for (std::size_t d = 0; d < nd; ++d) {
         tr.level[d].push_back(levels[d]);
         tr.demand[d].push_back(demand[d]);
