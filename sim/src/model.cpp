@@ -565,10 +565,12 @@ void ThermalModel::step(Millis dt) {
 
 // Powers are recomputed only when some input changed: they are a function
 // of the inputs alone, so the result is the same, and the closed loop sets
-// the same inputs on most steps.
+// the same inputs on most steps (inputs equal to the stored ones, which are
+// in range, need no clamping either).
 void ThermalModel::set_inputs(std::span<const std::uint32_t> levels,
                               std::span<const double> demand) {
   auto& m = *impl_;
+  if (std::ranges::equal(levels, m.levels) && std::ranges::equal(demand, m.demand)) return;
   const auto count = std::min({levels.size(), demand.size(), m.levels.size()});
   bool changed = false;
   for (std::size_t d = 0; d < count; ++d) {
