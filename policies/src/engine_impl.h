@@ -108,6 +108,16 @@ struct SensorRt {
   // step.
   std::vector<SampleRing> history;
   std::vector<std::uint64_t> tap_seq;
+  // fir: per input and tap, the value the tap holds in this step; and the
+  // first time a newer change will reach a tap other than tap 0 (which
+  // follows its input), if one will.
+  std::vector<std::int32_t> tap_held;
+  std::optional<Time> taps_next_change;
+  // fir: an fir evaluated before this one with the same inputs, taps and
+  // tap_period. Its history is this one's (both see the same values in
+  // the same steps and forget them together), so this one only weighs its
+  // taps.
+  std::optional<std::uint16_t> fir_source;
   // predictor: readings of the input inside the regression window.
   SampleRing samples;
   double slope = 0.0;  // predictor: m°C per ms over `samples`

@@ -94,6 +94,44 @@ SlopeFit fit_slopes(const SampleRing& w) {
   return fit;
 }
 
+// A fir's history and taps at `now` (the inputs are known): each input's
+// value is recorded when it changed, changes no tap can reach any more are
+// dropped, and each tap's held value is the newest change at or before its
+// time (the oldest kept change when none is). Tap times only move forward,
+// so each tap resumes from the change it held at the last step (or the
+// oldest kept one, if that has gone) and moves forward over the changes it
+// has since passed. The change after the held one is when the tap's value
+// next changes by itself (tap 0 follows the input).
+void update_fir_taps(SensorRt& s, const std::vector<SensorRt>& sensors, const SensorSpec& spec,
+                     Time now) {
+  const std::uint32_t taps = spec.taps;
+  const Millis period = spec.tap_period;
+  const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
+  std::optional<Time> next_change;
+  for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+    SampleRing& h = s.history[j];
+    const std::int32_t xj = sensors[s.inputs[j]].value->mc();
+    if (h.empty() || h.back().mc != xj) h.push({now, xj});
+    while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
+    const std::uint64_t oldest = h.seq_front();
+    const std::uint64_t newest = h.seq_back();
+    std::uint64_t* held_seq = s.tap_seq.data() + j * taps;
+    std::int32_t* held = s.tap_held.data() + j * taps;
+    for (std::uint32_t k = 0; k < taps; ++k) {
+      const Time at = now - period * k;
+      std::uint64_t seq = std::max(held_seq[k], oldest);
+      while (seq < newest && h.at_seq(seq + 1).t <= at) ++seq;
+      held_seq[k] = seq;
+      held[k] = h.at_seq(seq).mc;
+      if (k > 0 && seq < newest) {
+        const Time t = h.at_seq(seq + 1).t + period * k;
+        if (!next_change || t < *next_change) next_change = t;
+      }
+    }
+  }
+  s.taps_next_change = next_change;
+}
+
 void reset_time_state(SensorRt& s) {
   s.slope = 0.0;
   s.drift = 0.0;
@@ -173,42 +211,22 @@ void Engine::Impl::eval_sensors(Time now) {
             break;
           }
           case Kind::fir: {
+            if (!s.fir_source) update_fir_taps(s, sensors, spec_s, now);
+            const SensorRt& src = s.fir_source ? sensors[*s.fir_source] : s;
             const std::uint32_t taps = spec_s.taps;
-            const Millis period = spec_s.tap_period;
-            const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
+            const double* w = s.weights.data();
+            const std::int32_t* held = src.tap_held.data();
             double sum = 0.0;
             double drift = 0.0;
-            std::optional<Time> next_change;
             for (std::size_t j = 0; j < s.inputs.size(); ++j) {
-              SampleRing& h = s.history[j];
               const std::int32_t xj = x(j);
-              if (h.empty() || h.back().mc != xj) h.push({now, xj});
-              while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
-              // Each tap's held value is the newest change at or before its
-              // time (the oldest kept change when none is). Tap times only
-              // move forward, so each tap resumes from the change it held at
-              // the last step (or the oldest kept one, if that has gone) and
-              // moves forward over the changes it has since passed.
-              const std::uint64_t oldest = h.seq_front();
-              const std::uint64_t newest = h.seq_back();
-              const double* w = s.weights.data() + j * taps;
-              std::uint64_t* held_seq = s.tap_seq.data() + j * taps;
-              for (std::uint32_t k = 0; k < taps; ++k) {
-                const Time at = now - period * k;
-                std::uint64_t seq = std::max(held_seq[k], oldest);
-                while (seq < newest && h.at_seq(seq + 1).t <= at) ++seq;
-                held_seq[k] = seq;
-                const std::int32_t held = h.at_seq(seq).mc;
-                sum += w[k] * held;
-                drift += std::abs(w[k]) * std::abs(xj - held);
-                if (k > 0 && seq < newest) {
-                  const Time t = h.at_seq(seq + 1).t + period * k;
-                  if (!next_change || t < *next_change) next_change = t;
-                }
+              for (std::uint32_t k = 0; k < taps; ++k, ++w, ++held) {
+                sum += *w * *held;
+                drift += std::abs(*w) * std::abs(xj - *held);
               }
             }
             s.drift = drift;
-            s.next_change = next_change;
+            s.next_change = src.taps_next_change;
             v = to_mc(sum + s.offset_mc);
             break;
           }

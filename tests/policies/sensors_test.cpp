@@ -239,6 +239,54 @@ TEST(Virtual, FirMatchesTheRuleOnRandomRuns) {
   EXPECT_GT(checked, 3000);
 }
 
+// Two firs over the same inputs, taps and tap_period share one history. The
+// second must behave exactly as it does alone: same values and the same
+// next_step (its drift and next change) with a consumer on it, through
+// bursts, quiet spells and an input going unknown.
+TEST(Virtual, FirSharingAHistoryBehavesAsAlone) {
+  SensorSpec first = virtual_sensor("f1", SK::fir, {"a", "b"}, {1, 0, 0, 0, 0, 1});
+  SensorSpec second = virtual_sensor("f2", SK::fir, {"a", "b"}, {0.5, 0.3, 0.2, -0.4, 0.9, -0.5});
+  for (SensorSpec* f : {&first, &second}) {
+    f->taps = 3;
+    f->tap_period = Millis(700);
+  }
+  const auto make = [&](bool shared) {
+    PolicySpec spec;
+    spec.sensors = {physical("a"), physical("b")};
+    if (shared) spec.sensors.push_back(first);
+    spec.sensors.push_back(second);
+    spec.devices = {device("d", 1)};
+    ControllerSpec bb = controller("bb", CK::bang_bang, "f2", {"d"});
+    bb.threshold = mc(30500);
+    spec.controllers = {bb};
+    return spec;
+  };
+  Rig shared(make(true)), alone(make(false));
+  ASSERT_TRUE(shared.ok());
+  ASSERT_TRUE(alone.ok());
+  std::mt19937 rng(11);
+  std::int64_t now = 0;
+  int steps_wanted = 0;
+  for (int n = 0; n < 3000; ++n) {
+    now += rng() % 4 == 0 ? 1500 + rng() % 3000 : rng() % 300;
+    const auto a = 30000 + static_cast<std::int32_t>(rng() % 1001) - 500;
+    const bool b_known = n % 500 < 480;
+    for (Rig* rig : {&shared, &alone}) {
+      rig->set("a", a, ms(now));
+      if (b_known) {
+        rig->set("b", 20000 + (n / 7) % 5 * 100, ms(now));
+      } else {
+        rig->engine->set_sensor_unknown(rig->sensor("b"), ms(now));
+      }
+    }
+    const std::optional<Time> next = shared.step(ms(now)).next_step;
+    ASSERT_EQ(next, alone.step(ms(now)).next_step) << "step " << n;
+    ASSERT_EQ(value(shared, "f2"), value(alone, "f2")) << "step " << n;
+    if (next) ++steps_wanted;
+  }
+  EXPECT_GT(steps_wanted, 100);  // the drift and next-change paths were exercised
+}
+
 TEST(Virtual, PredictorExtrapolatesTheSlope) {
   PolicySpec spec;
   SensorSpec p = virtual_sensor("p", SK::predictor, {"a"});
