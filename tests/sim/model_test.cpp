@@ -130,6 +130,37 @@ TEST(ModelTest, EnergyIsConserved) {
   EXPECT_NEAR(in, stored + out, 1e-6 * in);
 }
 
+// A chain of n nodes, heater (P W) at the first, ambient (Ta, g W/K) at the
+// last, G W/K between neighbours. Steady state: the last node at Ta + P/g,
+// each node before it P/G warmer. The step's product is laid out by node
+// count (pairs of rows, an odd count padded, a general product past 16
+// nodes), so odd, even and large counts are each checked; the unheated
+// nodes exercise the skipping of zero inputs.
+TEST(ModelTest, ChainSteadyStateForEveryNodeCountLayout) {
+  constexpr double kChainP = 2.0, kChainG = 4.0, kChainGa = 0.5;
+  for (int n : {1, 2, 3, 7, 10, 16, 17, 21}) {
+    std::string yaml = "name: chain\nambient_c: 25\nskin: {nodes: [n0], limit_c: 45}\nnodes:\n";
+    for (int i = 0; i < n; ++i) {
+      yaml += "  - {name: n" + std::to_string(i) + ", capacity_j_per_k: 0.5" +
+              (i == n - 1 ? ", to_ambient_w_per_k: 0.5" : "") + "}\n";
+    }
+    if (n > 1) yaml += "links:\n";
+    for (int i = 0; i + 1 < n; ++i) {
+      yaml +=
+          "  - {a: n" + std::to_string(i) + ", b: n" + std::to_string(i + 1) + ", w_per_k: 4.0}\n";
+    }
+    yaml +=
+        "devices:\n  - {name: h, power_w: [2.0, 0.0], performance: [1, 0], heat: [{node: n0}]}\n";
+    ThermalModel m(parse_ok(yaml));
+    m.set_demand(0, 1.0);
+    for (int k = 0; k < 40000; ++k) m.step();
+    for (int i = 0; i < n; ++i) {
+      const double want = kTa + kChainP / kChainGa + kChainP / kChainG * (n - 1 - i);
+      EXPECT_NEAR(m.node_c(static_cast<std::size_t>(i)), want, 1e-6) << n << " nodes, node " << i;
+    }
+  }
+}
+
 TEST(ModelTest, SensorQuantisesOffsetsAndHoldsBetweenSamples) {
   auto spec = parse_ok(two_node_yaml(100));
   spec.sensors[0].quantum_c = 1.0;
