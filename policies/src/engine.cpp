@@ -149,7 +149,8 @@ CompileResult Engine::compile(const PolicySpec& spec) {
       r.history.resize(s.inputs.size());
       for (auto& h : r.history) h.reset(kFirChangesPerTap * s.taps + 2);
       r.tap_seq.assign(s.inputs.size() * s.taps, 0);
-      r.tap_held.assign(s.inputs.size() * s.taps, 0);
+      r.tap_held.assign(s.inputs.size() * s.taps, 0.0);
+      for (double w : r.weights) r.abs_weights.push_back(std::abs(w));
     }
     if (s.kind == Kind::predictor) r.samples.reset(kPredictorSamples);
   }

@@ -88,6 +88,7 @@ struct SensorRt {
   std::int32_t trend_mc = 0;  // value change between the last two fresh steps
   std::vector<std::uint16_t> inputs;
   std::vector<double> weights;
+  std::vector<double> abs_weights;  // fir: |weights|, for the drift bound
 
   // Physical: the latest reading as the adapter gave it (before `offset`).
   std::optional<std::int32_t> raw_mc;
@@ -108,10 +109,11 @@ struct SensorRt {
   // step.
   std::vector<SampleRing> history;
   std::vector<std::uint64_t> tap_seq;
-  // fir: per input and tap, the value the tap holds in this step; and the
+  // fir: per input and tap, the value the tap holds in this step (m°C, an
+  // integer kept as a double, as the weighing converts it anyway); and the
   // first time a newer change will reach a tap other than tap 0 (which
   // follows its input), if one will.
-  std::vector<std::int32_t> tap_held;
+  std::vector<double> tap_held;
   std::optional<Time> taps_next_change;
   // fir: an fir evaluated before this one with the same inputs, taps and
   // tap_period. Its history is this one's (both see the same values in

@@ -116,7 +116,7 @@ void update_fir_taps(SensorRt& s, const std::vector<SensorRt>& sensors, const Se
     const std::uint64_t oldest = h.seq_front();
     const std::uint64_t newest = h.seq_back();
     std::uint64_t* held_seq = s.tap_seq.data() + j * taps;
-    std::int32_t* held = s.tap_held.data() + j * taps;
+    double* held = s.tap_held.data() + j * taps;
     for (std::uint32_t k = 0; k < taps; ++k) {
       const Time at = now - period * k;
       std::uint64_t seq = std::max(held_seq[k], oldest);
@@ -215,14 +215,17 @@ void Engine::Impl::eval_sensors(Time now) {
             const SensorRt& src = s.fir_source ? sensors[*s.fir_source] : s;
             const std::uint32_t taps = spec_s.taps;
             const double* w = s.weights.data();
-            const std::int32_t* held = src.tap_held.data();
+            const double* abs_w = s.abs_weights.data();
+            const double* held = src.tap_held.data();
+            // Values are whole m°C within ±1e9, so held values and their
+            // differences are exact as doubles: the same terms as in int32.
             double sum = 0.0;
             double drift = 0.0;
             for (std::size_t j = 0; j < s.inputs.size(); ++j) {
-              const std::int32_t xj = x(j);
-              for (std::uint32_t k = 0; k < taps; ++k, ++w, ++held) {
+              const double xj = x(j);
+              for (std::uint32_t k = 0; k < taps; ++k, ++w, ++abs_w, ++held) {
                 sum += *w * *held;
-                drift += std::abs(*w) * std::abs(xj - *held);
+                drift += *abs_w * std::abs(xj - *held);
               }
             }
             s.drift = drift;
