@@ -222,7 +222,11 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   }
 
   std::vector<std::uint32_t> max_levels;
-  for (const auto& d : spec.devices) max_levels.push_back(d.max_level());
+  std::vector<const double*> performance;
+  for (const auto& d : spec.devices) {
+    max_levels.push_back(d.max_level());
+    performance.push_back(d.performance.data());
+  }
   const auto outputs = model.sensor_outputs();
   const auto device_power = model.device_powers_w();
   std::vector<std::uint32_t> levels(nd, 0);
@@ -233,21 +237,29 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   const auto& weights = workload.weights();
 
   for (std::uint64_t k = 0; k < steps; ++k) {
+    // The model holds its inputs, so they are set at the first step, when
+    // the workload moved to a new row (before the controller, which may
+    // read demand), and when the controller changed a level.
     const Time now = model.now();
-    workload.seek(now);
-    if (const auto amb = workload.ambient_c()) model.set_ambient(*amb);
     const auto& demand = workload.demand();
-    model.set_inputs(levels, demand);
+    if (workload.seek(now) || k == 0) {
+      if (const auto amb = workload.ambient_c()) model.set_ambient(*amb);
+      model.set_inputs(levels, demand);
+    }
 
     controller.control(model, levels);
-    for (std::size_t d = 0; d < nd; ++d) levels[d] = std::min(levels[d], max_levels[d]);
-    model.set_inputs(levels, demand);
+    bool changed = false;
     for (std::size_t d = 0; d < nd; ++d) {
-      if (k > 0 && levels[d] != previous[d]) ++m.level_changes;
+      levels[d] = std::min(levels[d], max_levels[d]);
+      if (levels[d] != previous[d]) {
+        changed = true;
+        if (k > 0) ++m.level_changes;
+      }
       previous[d] = levels[d];
-      delivered[d] += demand[d] * spec.devices[d].performance[levels[d]] * dt_s;
+      delivered[d] += demand[d] * performance[d][levels[d]] * dt_s;
       demanded[d] += demand[d] * dt_s;
     }
+    if (changed) model.set_inputs(levels, demand);
 
     const double skin = model.max_skin_c();
     m.max_skin_c = std::max(m.max_skin_c, skin);
