@@ -341,26 +341,30 @@ PairedMatrix pair_rows(const Eigen::MatrixXd& m) {
   return p;
 }
 
-// `out` has room for 2 * m.pairs values (the last one padding when the row
-// count is odd).
+// `active` lists the columns past the first `states` whose input is not
+// zero (the states, temperatures, are taken whole: a zero one adds ±0, which
+// changes nothing either). `out` has room for 2 * m.pairs values (the last
+// one padding when the row count is odd).
 template <std::size_t P>
-void paired_product(const PairedMatrix& m, const Eigen::VectorXd& z, double* out) {
+void paired_product(const PairedMatrix& m, const Eigen::VectorXd& z, std::size_t states,
+                    std::span<const std::uint32_t> active, double* out) {
   Pair acc[P] = {};
-  const Pair* col = m.columns.data();
-  for (Eigen::Index c = 0; c < z.size(); ++c, col += P) {
-    const double zc = z(c);
-    if (zc == 0.0) continue;
-    const Pair zz = {zc, zc};
+  const auto add = [&](std::size_t c) {
+    const Pair zz = {z(static_cast<Eigen::Index>(c)), z(static_cast<Eigen::Index>(c))};
+    const Pair* col = m.columns.data() + c * P;
 #pragma GCC unroll 8
     for (std::size_t p = 0; p < P; ++p) acc[p] += col[p] * zz;
-  }
+  };
+  for (std::size_t c = 0; c < states; ++c) add(c);
+  for (const std::uint32_t c : active) add(c);
   std::memcpy(out, acc, sizeof acc);
 }
 
 template <std::size_t... P>
-bool paired_product_of(const PairedMatrix& m, const Eigen::VectorXd& z, double* out,
+bool paired_product_of(const PairedMatrix& m, const Eigen::VectorXd& z, std::size_t states,
+                       std::span<const std::uint32_t> active, double* out,
                        std::index_sequence<P...> /*sizes*/) {
-  return ((m.pairs == P + 1 && (paired_product<P + 1>(m, z, out), true)) || ...);
+  return ((m.pairs == P + 1 && (paired_product<P + 1>(m, z, states, active, out), true)) || ...);
 }
 
 struct Discrete {
@@ -426,6 +430,7 @@ struct ThermalModel::Impl {
   std::vector<SensorState> sensors;
   std::vector<ThermalModel::SensorOutput> outputs;  // per sensor
   std::vector<std::size_t> skin;
+  std::vector<std::uint32_t> active_inputs;  // see find_active_inputs(); capacity n + 1
   NoiseSource noise;
   policy::Time now{0};
   bool energy_on = false;
@@ -468,6 +473,7 @@ struct ThermalModel::Impl {
       z(static_cast<Eigen::Index>(i)) = spec.nodes[i].initial_c.value_or(spec.ambient_c);
     z(2 * ni) = spec.ambient_c;
     next.resize(ni + 1);
+    active_inputs.reserve(n + 1);
 
     for (const auto& d : spec.devices) {
       std::vector<HeatTarget> targets;
@@ -502,6 +508,14 @@ struct ThermalModel::Impl {
   double& u_at(std::size_t i) { return z(static_cast<Eigen::Index>(n + i)); }
   double ambient() const { return z(static_cast<Eigen::Index>(2 * n)); }
 
+  // The input columns (node powers, ambient) that are not zero.
+  void find_active_inputs() {
+    active_inputs.clear();
+    for (std::size_t c = n; c <= 2 * n; ++c)
+      if (z(static_cast<Eigen::Index>(c)) != 0.0)
+        active_inputs.push_back(static_cast<std::uint32_t>(c));
+  }
+
   void update_power() {
     u().head(static_cast<Eigen::Index>(n)).setZero();
     for (std::size_t d = 0; d < power.size(); ++d) {
@@ -509,6 +523,7 @@ struct ThermalModel::Impl {
       power[d] = dev.idle_w + demand[d] * dev.power_w[levels[d]];
       for (const auto& h : heat[d]) u_at(h.node) += power[d] * h.share;
     }
+    find_active_inputs();
   }
 
   // Samples every sensor whose period has come round at `now`. Readings use
@@ -537,7 +552,8 @@ struct ThermalModel::Impl {
       const Eigen::VectorXd integral = d.sx * x() + d.su * u();
       energy_out += g_amb.dot(integral) - g_amb.sum() * ambient() * secs;
     }
-    if (!paired_product_of(d.paired, z, next.data(), std::make_index_sequence<kMaxPairs>{}))
+    if (!paired_product_of(d.paired, z, n, active_inputs, next.data(),
+                           std::make_index_sequence<kMaxPairs>{}))
       next.head(static_cast<Eigen::Index>(n)).noalias() = d.adbd * z;
     x() = next.head(static_cast<Eigen::Index>(n));
     const bool is_base = d.dt == base.dt;
@@ -595,6 +611,7 @@ std::optional<std::size_t> ThermalModel::sensor_index(std::string_view name) con
 
 void ThermalModel::set_ambient(double c) {
   impl_->u_at(impl_->n) = c;
+  impl_->find_active_inputs();
 }
 
 void ThermalModel::set_level(std::size_t device, std::uint32_t level) {
