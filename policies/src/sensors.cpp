@@ -223,6 +223,7 @@ void Engine::Impl::eval_sensors(Time now) {
             double drift = 0.0;
             for (std::size_t j = 0; j < s.inputs.size(); ++j) {
               const double xj = x(j);
+#pragma GCC unroll 4
               for (std::uint32_t k = 0; k < taps; ++k, ++w, ++abs_w, ++held) {
                 sum += *w * *held;
                 drift += *abs_w * std::abs(xj - *held);

@@ -556,11 +556,15 @@ struct ThermalModel::Impl {
                            std::make_index_sequence<kMaxPairs>{}))
       next.head(static_cast<Eigen::Index>(n)).noalias() = d.adbd * z;
     x() = next.head(static_cast<Eigen::Index>(n));
-    const bool is_base = d.dt == base.dt;
-    for (std::size_t i = 0; i < sensors.size(); ++i) {
-      auto& st = sensors[i];
-      const double alpha = is_base ? st.alpha : lag_alpha(spec.sensors[i], d.dt);
-      st.lagged += alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
+    if (d.dt == base.dt) {
+      for (auto& st : sensors)
+        st.lagged += st.alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
+    } else {
+      for (std::size_t i = 0; i < sensors.size(); ++i) {
+        auto& st = sensors[i];
+        const double alpha = lag_alpha(spec.sensors[i], d.dt);
+        st.lagged += alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
+      }
     }
     now += d.dt;
     sample_sensors();
