@@ -87,6 +87,25 @@ void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<Senso
   }
 }
 
+// A fir reads the history of the first fir before it in evaluation order
+// that has the same inputs (in the same order), taps and tap_period.
+void share_fir_histories(std::vector<SensorRt>& sensors, const std::vector<SensorSpec>& specs,
+                         const std::vector<std::uint16_t>& order) {
+  for (std::size_t a = 0; a < order.size(); ++a) {
+    const std::uint16_t i = order[a];
+    if (sensors[i].kind != Kind::fir) continue;
+    for (std::size_t b = 0; b < a; ++b) {
+      const std::uint16_t j = order[b];
+      if (sensors[j].kind == Kind::fir && !sensors[j].fir_source &&
+          sensors[j].inputs == sensors[i].inputs && specs[j].taps == specs[i].taps &&
+          specs[j].tap_period == specs[i].tap_period) {
+        sensors[i].fir_source = j;
+        break;
+      }
+    }
+  }
+}
+
 std::size_t points_of(const ControllerSpec& c) {
   return c.kind == ControllerSpec::Kind::table ? 2 * c.table.size() : 2;
 }
@@ -129,10 +148,14 @@ CompileResult Engine::compile(const PolicySpec& spec) {
     if (s.kind == Kind::fir) {
       r.history.resize(s.inputs.size());
       for (auto& h : r.history) h.reset(kFirChangesPerTap * s.taps + 2);
+      r.tap_seq.assign(s.inputs.size() * s.taps, 0);
+      r.tap_held.assign(s.inputs.size() * s.taps, 0.0);
+      for (double w : r.weights) r.abs_weights.push_back(std::abs(w));
     }
     if (s.kind == Kind::predictor) r.samples.reset(kPredictorSamples);
   }
   derive_dependencies(m.sensors, spec.sensors, m.order);
+  share_fir_histories(m.sensors, spec.sensors, m.order);
 
   m.zones.resize(spec.zones.size());
   for (std::size_t i = 0; i < spec.zones.size(); ++i) {

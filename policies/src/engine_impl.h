@@ -5,6 +5,8 @@
 // step() does not allocate in steady state.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,22 +27,29 @@ struct Sample {
 };
 
 // A ring of samples whose capacity is fixed by reset(); when full, push()
-// drops the oldest sample. Index 0 is the oldest.
+// drops the oldest sample. Index 0 is the oldest. Every sample pushed also
+// gets a sequence number, one more than the sample before it, which stays
+// valid until the sample leaves the ring: readers that keep a position
+// across steps (the fir taps) hold sequence numbers, and one below seq_front()
+// means that sample has gone. The storage is a power of two long so that an
+// index is a mask, not a division.
 class SampleRing {
  public:
   void reset(std::size_t capacity) {
-    buf_.assign(capacity, Sample{});
-    head_ = 0;
+    capacity_ = capacity;
+    buf_.assign(std::bit_ceil(std::max<std::size_t>(capacity, 1)), Sample{});
+    mask_ = buf_.size() - 1;
+    front_ = 0;
     size_ = 0;
   }
   void clear() {
-    head_ = 0;
+    front_ += size_;
     size_ = 0;
   }
   void push(Sample s) {
-    if (buf_.empty()) return;
-    if (size_ == buf_.size()) pop_front();
-    buf_[(head_ + size_) % buf_.size()] = s;
+    if (capacity_ == 0) return;
+    if (size_ == capacity_) pop_front();
+    buf_[(front_ + size_) & mask_] = s;
     ++size_;
   }
   void pop_back() {
@@ -48,19 +57,24 @@ class SampleRing {
   }
   void pop_front() {
     if (size_ == 0) return;
-    head_ = (head_ + 1) % buf_.size();
+    ++front_;
     --size_;
   }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
-  [[nodiscard]] const Sample& operator[](std::size_t i) const {
-    return buf_[(head_ + i) % buf_.size()];
-  }
+  [[nodiscard]] const Sample& operator[](std::size_t i) const { return buf_[(front_ + i) & mask_]; }
   [[nodiscard]] const Sample& back() const { return (*this)[size_ - 1]; }
+  // Sequence numbers of the oldest and the newest sample (newest: only when
+  // not empty), and the sample with a sequence number in that range.
+  [[nodiscard]] std::uint64_t seq_front() const { return front_; }
+  [[nodiscard]] std::uint64_t seq_back() const { return front_ + size_ - 1; }
+  [[nodiscard]] const Sample& at_seq(std::uint64_t seq) const { return buf_[seq & mask_]; }
 
  private:
   std::vector<Sample> buf_;
-  std::size_t head_ = 0;
+  std::size_t capacity_ = 0;
+  std::size_t mask_ = 0;
+  std::uint64_t front_ = 0;  // sequence number of the oldest sample
   std::size_t size_ = 0;
 };
 
@@ -74,6 +88,7 @@ struct SensorRt {
   std::int32_t trend_mc = 0;  // value change between the last two fresh steps
   std::vector<std::uint16_t> inputs;
   std::vector<double> weights;
+  std::vector<double> abs_weights;  // fir: |weights|, for the drift bound
 
   // Physical: the latest reading as the adapter gave it (before `offset`).
   std::optional<std::int32_t> raw_mc;
@@ -88,8 +103,23 @@ struct SensorRt {
   // ema: running average and the time it was last advanced.
   double ema_mc = 0.0;
   Time ema_at{0};
-  // fir: per input, the times its evaluated value changed (oldest first).
+  // fir: per input, the times its evaluated value changed (oldest first),
+  // and per input and tap (input-major, like weights) the sequence number in
+  // that input's history of the change whose value the tap held at the last
+  // step.
   std::vector<SampleRing> history;
+  std::vector<std::uint64_t> tap_seq;
+  // fir: per input and tap, the value the tap holds in this step (m°C, an
+  // integer kept as a double, as the weighing converts it anyway); and the
+  // first time a newer change will reach a tap other than tap 0 (which
+  // follows its input), if one will.
+  std::vector<double> tap_held;
+  std::optional<Time> taps_next_change;
+  // fir: an fir evaluated before this one with the same inputs, taps and
+  // tap_period. Its history is this one's (both see the same values in
+  // the same steps and forget them together), so this one only weighs its
+  // taps.
+  std::optional<std::uint16_t> fir_source;
   // predictor: readings of the input inside the regression window.
   SampleRing samples;
   double slope = 0.0;  // predictor: m°C per ms over `samples`

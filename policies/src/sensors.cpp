@@ -94,6 +94,44 @@ SlopeFit fit_slopes(const SampleRing& w) {
   return fit;
 }
 
+// A fir's history and taps at `now` (the inputs are known): each input's
+// value is recorded when it changed, changes no tap can reach any more are
+// dropped, and each tap's held value is the newest change at or before its
+// time (the oldest kept change when none is). Tap times only move forward,
+// so each tap resumes from the change it held at the last step (or the
+// oldest kept one, if that has gone) and moves forward over the changes it
+// has since passed. The change after the held one is when the tap's value
+// next changes by itself (tap 0 follows the input).
+void update_fir_taps(SensorRt& s, const std::vector<SensorRt>& sensors, const SensorSpec& spec,
+                     Time now) {
+  const std::uint32_t taps = spec.taps;
+  const Millis period = spec.tap_period;
+  const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
+  std::optional<Time> next_change;
+  for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+    SampleRing& h = s.history[j];
+    const std::int32_t xj = sensors[s.inputs[j]].value->mc();
+    if (h.empty() || h.back().mc != xj) h.push({now, xj});
+    while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
+    const std::uint64_t oldest = h.seq_front();
+    const std::uint64_t newest = h.seq_back();
+    std::uint64_t* held_seq = s.tap_seq.data() + j * taps;
+    double* held = s.tap_held.data() + j * taps;
+    for (std::uint32_t k = 0; k < taps; ++k) {
+      const Time at = now - period * k;
+      std::uint64_t seq = std::max(held_seq[k], oldest);
+      while (seq < newest && h.at_seq(seq + 1).t <= at) ++seq;
+      held_seq[k] = seq;
+      held[k] = h.at_seq(seq).mc;
+      if (k > 0 && seq < newest) {
+        const Time t = h.at_seq(seq + 1).t + period * k;
+        if (!next_change || t < *next_change) next_change = t;
+      }
+    }
+  }
+  s.taps_next_change = next_change;
+}
+
 void reset_time_state(SensorRt& s) {
   s.slope = 0.0;
   s.drift = 0.0;
@@ -173,31 +211,26 @@ void Engine::Impl::eval_sensors(Time now) {
             break;
           }
           case Kind::fir: {
+            if (!s.fir_source) update_fir_taps(s, sensors, spec_s, now);
+            const SensorRt& src = s.fir_source ? sensors[*s.fir_source] : s;
             const std::uint32_t taps = spec_s.taps;
-            const Millis period = spec_s.tap_period;
-            const Time horizon = now - period * static_cast<std::int64_t>(taps - 1);
+            const double* w = s.weights.data();
+            const double* abs_w = s.abs_weights.data();
+            const double* held = src.tap_held.data();
+            // Values are whole m°C within ±1e9, so held values and their
+            // differences are exact as doubles: the same terms as in int32.
             double sum = 0.0;
-            s.next_change.reset();
-            s.drift = 0.0;
+            double drift = 0.0;
             for (std::size_t j = 0; j < s.inputs.size(); ++j) {
-              SampleRing& h = s.history[j];
-              if (h.empty() || h.back().mc != x(j)) h.push({now, x(j)});
-              while (h.size() >= 2 && h[1].t <= horizon) h.pop_front();
-              // Taps look at ever older times: one walk back through the
-              // change points finds each tap's held value, and the change
-              // after it is when that tap's value will next change.
-              std::size_t idx = h.size() - 1;
-              for (std::uint32_t k = 0; k < taps; ++k) {
-                const Time at = now - period * k;
-                while (idx > 0 && h[idx].t > at) --idx;
-                sum += s.weights[j * taps + k] * h[idx].mc;
-                s.drift += std::abs(s.weights[j * taps + k]) * std::abs(x(j) - h[idx].mc);
-                if (k > 0 && idx + 1 < h.size()) {
-                  const Time t = h[idx + 1].t + period * k;
-                  if (!s.next_change || t < *s.next_change) s.next_change = t;
-                }
+              const double xj = x(j);
+#pragma GCC unroll 4
+              for (std::uint32_t k = 0; k < taps; ++k, ++w, ++abs_w, ++held) {
+                sum += *w * *held;
+                drift += *abs_w * std::abs(xj - *held);
               }
             }
+            s.drift = drift;
+            s.next_change = src.taps_next_change;
             v = to_mc(sum + s.offset_mc);
             break;
           }

@@ -5,11 +5,13 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
 #include <unsupported/Eigen/MatrixFunctions>
+#include <utility>
 
 #include "noise.h"
 #include "yaml_reader.h"
@@ -308,11 +310,69 @@ namespace {
 //   expm([[A B 0][0 0 0][I 0 0]] dt) = [[Ad Bd 0][0 I 0][Sx Su I]]
 // where Sx, Su map x[k], u[k] to ∫ x dt over the step (used for heat lost to
 // ambient).
+// The step's product next = [Ad Bd] [x; u], small (n x 2n+1 for n nodes)
+// and done every step. Each row is summed over the columns in order from
+// zero, as Eigen's column-major matrix-vector product sums it, so the
+// result is bit-identical to `adbd * z`; two rows at a time (a pair of
+// doubles, which the compiler maps to one SIMD register where there is
+// one), with the rows of up to kMaxPairs pairs held in registers. Columns
+// whose input is exactly zero (nodes no device heats, devices drawing no
+// power) are skipped: a*0 is ±0, and adding ±0 leaves a running sum
+// unchanged unless it is -0, which a sum started at +0 never is under
+// round-to-nearest.
+using Pair = double __attribute__((vector_size(16)));
+constexpr std::size_t kMaxPairs = 8;
+
+struct PairedMatrix {
+  std::size_t rows = 0;
+  std::size_t pairs = 0;      // rows / 2, rounded up (the padding row is zero)
+  std::vector<Pair> columns;  // column c is columns[c * pairs, (c + 1) * pairs)
+};
+
+PairedMatrix pair_rows(const Eigen::MatrixXd& m) {
+  PairedMatrix p;
+  p.rows = static_cast<std::size_t>(m.rows());
+  p.pairs = (p.rows + 1) / 2;
+  p.columns.assign(p.pairs * static_cast<std::size_t>(m.cols()), Pair{0.0, 0.0});
+  for (Eigen::Index c = 0; c < m.cols(); ++c)
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+      p.columns[static_cast<std::size_t>(c) * p.pairs + static_cast<std::size_t>(r) / 2][r % 2] =
+          m(r, c);
+  return p;
+}
+
+// `active` lists the columns past the first `states` whose input is not
+// zero (the states, temperatures, are taken whole: a zero one adds ±0, which
+// changes nothing either). `out` has room for 2 * m.pairs values (the last
+// one padding when the row count is odd).
+template <std::size_t P>
+void paired_product(const PairedMatrix& m, const Eigen::VectorXd& z, std::size_t states,
+                    std::span<const std::uint32_t> active, double* out) {
+  Pair acc[P] = {};
+  const auto add = [&](std::size_t c) {
+    const Pair zz = {z(static_cast<Eigen::Index>(c)), z(static_cast<Eigen::Index>(c))};
+    const Pair* col = m.columns.data() + c * P;
+#pragma GCC unroll 8
+    for (std::size_t p = 0; p < P; ++p) acc[p] += col[p] * zz;
+  };
+  for (std::size_t c = 0; c < states; ++c) add(c);
+  for (const std::uint32_t c : active) add(c);
+  std::memcpy(out, acc, sizeof acc);
+}
+
+template <std::size_t... P>
+bool paired_product_of(const PairedMatrix& m, const Eigen::VectorXd& z, std::size_t states,
+                       std::span<const std::uint32_t> active, double* out,
+                       std::index_sequence<P...> /*sizes*/) {
+  return ((m.pairs == P + 1 && (paired_product<P + 1>(m, z, states, active, out), true)) || ...);
+}
+
 struct Discrete {
   Millis dt{0};
   Eigen::MatrixXd ad;
   Eigen::MatrixXd bd;
   Eigen::MatrixXd adbd;  // [Ad Bd], applied to [x; u] in one product
+  PairedMatrix paired;   // the same, for the step's product
   Eigen::MatrixXd sx;
   Eigen::MatrixXd su;
 };
@@ -331,6 +391,7 @@ Discrete discretise(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, Millis d
   d.bd = e.block(0, n, n, m);
   d.adbd.resize(n, n + m);
   d.adbd << d.ad, d.bd;
+  d.paired = pair_rows(d.adbd);
   d.sx = e.block(n + m, 0, n, n);
   d.su = e.block(n + m, n, n, m);
   return d;
@@ -341,8 +402,6 @@ struct SensorState {
   double lagged = 0.0;  // lag filter output, °C
   double alpha = 1.0;   // lag blend per base step: 1 - exp(-dt/tau)
   policy::Time next_sample{0};
-  MilliC reading{0};
-  bool sampled = false;
 };
 
 struct HeatTarget {
@@ -360,15 +419,18 @@ struct ThermalModel::Impl {
   Eigen::MatrixXd a;
   Eigen::MatrixXd b;
   Discrete base;
-  Discrete other;     // cache for the last non-base dt
-  Eigen::VectorXd z;  // [x; u]: node temperatures, then node powers and ambient
-  Eigen::VectorXd next;
+  Discrete other;        // cache for the last non-base dt
+  Eigen::VectorXd z;     // [x; u]: node temperatures, then node powers and ambient
+  Eigen::VectorXd next;  // node temperatures after the step, and one padding value
   std::vector<std::vector<HeatTarget>> heat;  // per device
+  std::vector<std::uint32_t> max_levels;      // per device
   std::vector<std::uint32_t> levels;
   std::vector<double> demand;
   std::vector<double> power;  // per device, W
   std::vector<SensorState> sensors;
+  std::vector<ThermalModel::SensorOutput> outputs;  // per sensor
   std::vector<std::size_t> skin;
+  std::vector<std::uint32_t> active_inputs;  // see find_active_inputs(); capacity n + 1
   NoiseSource noise;
   policy::Time now{0};
   bool energy_on = false;
@@ -410,13 +472,15 @@ struct ThermalModel::Impl {
     for (std::size_t i = 0; i < n; ++i)
       z(static_cast<Eigen::Index>(i)) = spec.nodes[i].initial_c.value_or(spec.ambient_c);
     z(2 * ni) = spec.ambient_c;
-    next.resize(ni);
+    next.resize(ni + 1);
+    active_inputs.reserve(n + 1);
 
     for (const auto& d : spec.devices) {
       std::vector<HeatTarget> targets;
       for (const auto& h : d.heat) targets.push_back({index(h.node), h.share});
       heat.push_back(std::move(targets));
     }
+    for (const auto& d : spec.devices) max_levels.push_back(d.max_level());
     levels.assign(spec.devices.size(), 0);
     demand.assign(spec.devices.size(), 0.0);
     power.assign(spec.devices.size(), 0.0);
@@ -427,6 +491,7 @@ struct ThermalModel::Impl {
       st.alpha = lag_alpha(sensor, spec.time_step);
       sensors.push_back(st);
     }
+    outputs.resize(sensors.size());
     for (const auto& name : spec.skin_nodes) skin.push_back(index(name));
     update_power();
     sample_sensors();
@@ -443,6 +508,14 @@ struct ThermalModel::Impl {
   double& u_at(std::size_t i) { return z(static_cast<Eigen::Index>(n + i)); }
   double ambient() const { return z(static_cast<Eigen::Index>(2 * n)); }
 
+  // The input columns (node powers, ambient) that are not zero.
+  void find_active_inputs() {
+    active_inputs.clear();
+    for (std::size_t c = n; c <= 2 * n; ++c)
+      if (z(static_cast<Eigen::Index>(c)) != 0.0)
+        active_inputs.push_back(static_cast<std::uint32_t>(c));
+  }
+
   void update_power() {
     u().head(static_cast<Eigen::Index>(n)).setZero();
     for (std::size_t d = 0; d < power.size(); ++d) {
@@ -450,6 +523,7 @@ struct ThermalModel::Impl {
       power[d] = dev.idle_w + demand[d] * dev.power_w[levels[d]];
       for (const auto& h : heat[d]) u_at(h.node) += power[d] * h.share;
     }
+    find_active_inputs();
   }
 
   // Samples every sensor whose period has come round at `now`. Readings use
@@ -458,14 +532,15 @@ struct ThermalModel::Impl {
   void sample_sensors() {
     for (std::size_t i = 0; i < sensors.size(); ++i) {
       auto& st = sensors[i];
-      st.sampled = false;
+      auto& out = outputs[i];
+      out.sampled = false;
       if (now < st.next_sample) continue;
       const auto& s = spec.sensors[i];
       double v = st.lagged + s.offset_c;
       if (s.noise_c > 0) v += s.noise_c * noise.gaussian();
       if (s.quantum_c > 0) v = std::round(v / s.quantum_c) * s.quantum_c;
-      st.reading = MilliC::from_celsius(v);
-      st.sampled = true;
+      out.reading = MilliC::from_celsius(v);
+      out.sampled = true;
       while (st.next_sample <= now) st.next_sample += s.period;
     }
   }
@@ -477,13 +552,19 @@ struct ThermalModel::Impl {
       const Eigen::VectorXd integral = d.sx * x() + d.su * u();
       energy_out += g_amb.dot(integral) - g_amb.sum() * ambient() * secs;
     }
-    next.noalias() = d.adbd * z;
-    x() = next;
-    const bool is_base = d.dt == base.dt;
-    for (std::size_t i = 0; i < sensors.size(); ++i) {
-      auto& st = sensors[i];
-      const double alpha = is_base ? st.alpha : lag_alpha(spec.sensors[i], d.dt);
-      st.lagged += alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
+    if (!paired_product_of(d.paired, z, n, active_inputs, next.data(),
+                           std::make_index_sequence<kMaxPairs>{}))
+      next.head(static_cast<Eigen::Index>(n)).noalias() = d.adbd * z;
+    x() = next.head(static_cast<Eigen::Index>(n));
+    if (d.dt == base.dt) {
+      for (auto& st : sensors)
+        st.lagged += st.alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
+    } else {
+      for (std::size_t i = 0; i < sensors.size(); ++i) {
+        auto& st = sensors[i];
+        const double alpha = lag_alpha(spec.sensors[i], d.dt);
+        st.lagged += alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
+      }
     }
     now += d.dt;
     sample_sensors();
@@ -534,6 +615,7 @@ std::optional<std::size_t> ThermalModel::sensor_index(std::string_view name) con
 
 void ThermalModel::set_ambient(double c) {
   impl_->u_at(impl_->n) = c;
+  impl_->find_active_inputs();
 }
 
 void ThermalModel::set_level(std::size_t device, std::uint32_t level) {
@@ -560,15 +642,28 @@ void ThermalModel::step(Millis dt) {
   impl_->advance(impl_->other);
 }
 
+// Powers are recomputed only when some input changed: they are a function
+// of the inputs alone, so the result is the same, and the closed loop sets
+// the same inputs on most steps (inputs equal to the stored ones, which are
+// in range, need no clamping either).
 void ThermalModel::set_inputs(std::span<const std::uint32_t> levels,
                               std::span<const double> demand) {
   auto& m = *impl_;
-  const auto count = std::min({levels.size(), demand.size(), m.levels.size()});
-  for (std::size_t d = 0; d < count; ++d) {
-    m.levels[d] = std::min(levels[d], m.spec.devices[d].max_level());
-    m.demand[d] = std::clamp(demand[d], 0.0, 1.0);
+  if (levels.size() == m.levels.size() && demand.size() == m.demand.size()) {
+    std::size_t d = 0;
+    while (d < levels.size() && levels[d] == m.levels[d] && demand[d] == m.demand[d]) ++d;
+    if (d == levels.size()) return;
   }
-  m.update_power();
+  const auto count = std::min({levels.size(), demand.size(), m.levels.size()});
+  bool changed = false;
+  for (std::size_t d = 0; d < count; ++d) {
+    const std::uint32_t level = std::min(levels[d], m.max_levels[d]);
+    const double dem = std::clamp(demand[d], 0.0, 1.0);
+    changed = changed || level != m.levels[d] || !(dem == m.demand[d]);
+    m.levels[d] = level;
+    m.demand[d] = dem;
+  }
+  if (changed) m.update_power();
 }
 
 void ThermalModel::step(Millis dt, std::span<const std::uint32_t> levels,
@@ -604,10 +699,16 @@ double ThermalModel::device_power_w(std::size_t device) const {
   return impl_->power.at(device);
 }
 MilliC ThermalModel::sensor(std::size_t sensor) const {
-  return impl_->sensors.at(sensor).reading;
+  return impl_->outputs.at(sensor).reading;
 }
 bool ThermalModel::sensor_sampled(std::size_t sensor) const {
-  return impl_->sensors.at(sensor).sampled;
+  return impl_->outputs.at(sensor).sampled;
+}
+std::span<const ThermalModel::SensorOutput> ThermalModel::sensor_outputs() const {
+  return impl_->outputs;
+}
+std::span<const double> ThermalModel::device_powers_w() const {
+  return impl_->power;
 }
 
 void ThermalModel::enable_energy_accounting(bool on) {

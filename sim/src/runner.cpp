@@ -104,13 +104,14 @@ class PolicyController final : public Controller {
 
   void control(const ThermalModel& model, std::span<std::uint32_t> levels) override {
     const Time now = model.now();
+    const auto outputs = model.sensor_outputs();
     bool need = !started_ || (next_step_ && now >= *next_step_);
     const bool feed_all = need;
     for (std::size_t i = 0; i < sensors_.size(); ++i) {
       const auto [id, s] = sensors_[i];
-      const policy::MilliC r = model.sensor(s);
+      const policy::MilliC r = outputs[s].reading;
       bool feed = feed_all;
-      if (!feed && model.sensor_sampled(s)) {
+      if (!feed && outputs[s].sampled) {
         const auto& w = windows_[id.index];
         feed = r < w.low || r > w.high || now - last_fed_[i] >= polls_[id.index];
       }
@@ -220,6 +221,14 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
     for (auto& v : tr.demand) v.reserve(steps);
   }
 
+  std::vector<std::uint32_t> max_levels;
+  std::vector<const double*> performance;
+  for (const auto& d : spec.devices) {
+    max_levels.push_back(d.max_level());
+    performance.push_back(d.performance.data());
+  }
+  const auto outputs = model.sensor_outputs();
+  const auto device_power = model.device_powers_w();
   std::vector<std::uint32_t> levels(nd, 0);
   std::vector<std::uint32_t> previous(nd, 0);
   std::vector<double> delivered(nd, 0.0), demanded(nd, 0.0);
@@ -228,22 +237,29 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   const auto& weights = workload.weights();
 
   for (std::uint64_t k = 0; k < steps; ++k) {
+    // The model holds its inputs, so they are set at the first step, when
+    // the workload moved to a new row (before the controller, which may
+    // read demand), and when the controller changed a level.
     const Time now = model.now();
-    workload.seek(now);
-    if (const auto amb = workload.ambient_c()) model.set_ambient(*amb);
     const auto& demand = workload.demand();
-    model.set_inputs(levels, demand);
+    if (workload.seek(now) || k == 0) {
+      if (const auto amb = workload.ambient_c()) model.set_ambient(*amb);
+      model.set_inputs(levels, demand);
+    }
 
     controller.control(model, levels);
-    for (std::size_t d = 0; d < nd; ++d)
-      levels[d] = std::min(levels[d], spec.devices[d].max_level());
-    model.set_inputs(levels, demand);
+    bool changed = false;
     for (std::size_t d = 0; d < nd; ++d) {
-      if (k > 0 && levels[d] != previous[d]) ++m.level_changes;
+      levels[d] = std::min(levels[d], max_levels[d]);
+      if (levels[d] != previous[d]) {
+        changed = true;
+        if (k > 0) ++m.level_changes;
+      }
       previous[d] = levels[d];
-      delivered[d] += demand[d] * spec.devices[d].performance[levels[d]] * dt_s;
+      delivered[d] += demand[d] * performance[d][levels[d]] * dt_s;
       demanded[d] += demand[d] * dt_s;
     }
+    if (changed) model.set_inputs(levels, demand);
 
     const double skin = model.max_skin_c();
     m.max_skin_c = std::max(m.max_skin_c, skin);
@@ -252,11 +268,11 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
       m.degree_seconds_over_limit += (skin - spec.skin_limit_c) * dt_s;
     }
     double power = 0;
-    for (std::size_t d = 0; d < nd; ++d) power += model.device_power_w(d);
+    for (std::size_t d = 0; d < nd; ++d) power += device_power[d];
     m.energy_j += power * dt_s;
     for (std::size_t s = 0; s < ns; ++s) {
-      if (!model.sensor_sampled(s)) continue;
-      const double c = model.sensor(s).celsius();
+      if (!outputs[s].sampled) continue;
+      const double c = outputs[s].reading.celsius();
       sensor_max[s] = std::max(sensor_max[s], c);
       sensor_sum[s] += c;
       ++sensor_n[s];
@@ -274,7 +290,7 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
       }
       tr.performance.push_back(want > 0 ? got / want : 1.0);
       for (std::size_t i = 0; i < spec.nodes.size(); ++i) tr.node_c[i].push_back(model.node_c(i));
-      for (std::size_t s = 0; s < ns; ++s) tr.sensor_c[s].push_back(model.sensor(s).celsius());
+      for (std::size_t s = 0; s < ns; ++s) tr.sensor_c[s].push_back(outputs[s].reading.celsius());
       for (std::size_t d = 0; d < nd; ++d) {
         tr.level[d].push_back(levels[d]);
         tr.demand[d].push_back(demand[d]);

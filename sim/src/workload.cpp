@@ -177,18 +177,22 @@ void Workload::apply(std::size_t row) {
   }
 }
 
-void Workload::seek(policy::Time now) {
+bool Workload::seek(policy::Time now) {
   const double t = now.count() / 1000.0;
+  bool applied = false;
   if (!started_) {
-    if (t + 1e-9 < table_.times_s[0]) return;
+    if (t + 1e-9 < table_.times_s[0]) return false;
     started_ = true;
     cursor_ = 0;
     apply(0);
+    applied = true;
   }
   while (cursor_ + 1 < table_.times_s.size() && table_.times_s[cursor_ + 1] <= t + 1e-9) {
     ++cursor_;
     apply(cursor_);
+    applied = true;
   }
+  return applied;
 }
 
 }  // namespace coolhand::sim

@@ -130,6 +130,37 @@ TEST(ModelTest, EnergyIsConserved) {
   EXPECT_NEAR(in, stored + out, 1e-6 * in);
 }
 
+// A chain of n nodes, heater (P W) at the first, ambient (Ta, g W/K) at the
+// last, G W/K between neighbours. Steady state: the last node at Ta + P/g,
+// each node before it P/G warmer. The step's product is laid out by node
+// count (pairs of rows, an odd count padded, a general product past 16
+// nodes), so odd, even and large counts are each checked; the unheated
+// nodes exercise the skipping of zero inputs.
+TEST(ModelTest, ChainSteadyStateForEveryNodeCountLayout) {
+  constexpr double kChainP = 2.0, kChainG = 4.0, kChainGa = 0.5;
+  for (int n : {1, 2, 3, 7, 10, 16, 17, 21}) {
+    std::string yaml = "name: chain\nambient_c: 25\nskin: {nodes: [n0], limit_c: 45}\nnodes:\n";
+    for (int i = 0; i < n; ++i) {
+      yaml += "  - {name: n" + std::to_string(i) + ", capacity_j_per_k: 0.5" +
+              (i == n - 1 ? ", to_ambient_w_per_k: 0.5" : "") + "}\n";
+    }
+    if (n > 1) yaml += "links:\n";
+    for (int i = 0; i + 1 < n; ++i) {
+      yaml +=
+          "  - {a: n" + std::to_string(i) + ", b: n" + std::to_string(i + 1) + ", w_per_k: 4.0}\n";
+    }
+    yaml +=
+        "devices:\n  - {name: h, power_w: [2.0, 0.0], performance: [1, 0], heat: [{node: n0}]}\n";
+    ThermalModel m(parse_ok(yaml));
+    m.set_demand(0, 1.0);
+    for (int k = 0; k < 40000; ++k) m.step();
+    for (int i = 0; i < n; ++i) {
+      const double want = kTa + kChainP / kChainGa + kChainP / kChainG * (n - 1 - i);
+      EXPECT_NEAR(m.node_c(static_cast<std::size_t>(i)), want, 1e-6) << n << " nodes, node " << i;
+    }
+  }
+}
+
 TEST(ModelTest, SensorQuantisesOffsetsAndHoldsBetweenSamples) {
   auto spec = parse_ok(two_node_yaml(100));
   spec.sensors[0].quantum_c = 1.0;
@@ -191,6 +222,52 @@ TEST(ModelTest, LevelsReducePower) {
   EXPECT_DOUBLE_EQ(m.device_power_w(0), 0.0);
   m.set_level(0, 9);  // clamped to the deepest level
   EXPECT_EQ(m.level(0), 1u);
+}
+
+// set_inputs skips recomputing powers when no input changed; driven with
+// repeats, demand-only and level-only changes and out-of-range values, it
+// must track a model fed one input at a time (which always recomputes), to
+// the bit. The span views must agree with the per-index accessors.
+TEST(ModelTest, SetInputsMatchesSettingEachInput) {
+  auto spec = parse_ok(two_node_yaml(100));
+  spec.devices.push_back(spec.devices[0]);
+  spec.devices[1].name = "heater2";
+  spec.devices[1].power_w = {2.0, 1.0, 0.5};
+  spec.devices[1].performance = {1.0, 0.5, 0.2};
+  spec.sensors[0].noise_c = 0.2;
+  ThermalModel bulk(spec, 3), each(spec, 3);
+  struct Inputs {
+    std::uint32_t level0, level1;
+    double demand0, demand1;
+  };
+  const Inputs script[] = {{0, 0, 0.0, 0.0}, {0, 0, 0.0, 0.0},  {0, 0, 0.7, 0.0}, {0, 0, 0.7, 0.0},
+                           {0, 2, 0.7, 0.0}, {0, 2, 0.7, 0.4},  {1, 2, 0.7, 0.4}, {1, 7, 1.5, 0.4},
+                           {1, 7, 1.5, 0.4}, {0, 0, -1.0, 1.0}, {0, 1, 0.3, 1.0}};
+  for (const Inputs& in : script) {
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t levels[] = {in.level0, in.level1};
+      const double demand[] = {in.demand0, in.demand1};
+      bulk.set_inputs(levels, demand);
+      each.set_level(0, in.level0);
+      each.set_level(1, in.level1);
+      each.set_demand(0, in.demand0);
+      each.set_demand(1, in.demand1);
+      for (std::size_t d = 0; d < 2; ++d) {
+        ASSERT_EQ(bulk.device_power_w(d), each.device_power_w(d));
+        ASSERT_EQ(bulk.device_powers_w()[d], bulk.device_power_w(d));
+        ASSERT_EQ(bulk.level(d), each.level(d));
+      }
+      bulk.step();
+      each.step();
+      ASSERT_EQ(bulk.node_c(0), each.node_c(0));
+      ASSERT_EQ(bulk.node_c(1), each.node_c(1));
+      ASSERT_EQ(bulk.sensor_outputs().size(), 1u);
+      ASSERT_EQ(bulk.sensor_outputs()[0].reading, bulk.sensor(0));
+      ASSERT_EQ(bulk.sensor_outputs()[0].sampled, bulk.sensor_sampled(0));
+      ASSERT_EQ(bulk.sensor(0), each.sensor(0));
+    }
+  }
+  EXPECT_GT(bulk.node_c(0), 25.0);
 }
 
 TEST(ModelErrorTest, SyntaxErrorNamesFileAndLine) {

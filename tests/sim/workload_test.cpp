@@ -32,13 +32,13 @@ TEST(WorkloadTest, HoldsValuesBetweenRows) {
   auto w = std::get<Workload>(b);
   EXPECT_EQ(w.name(), "w");
   EXPECT_EQ(w.duration(), policy::Time(20000));
-  w.seek(policy::Time(0));
+  EXPECT_TRUE(w.seek(policy::Time(0)));  // the first row applies
   EXPECT_DOUBLE_EQ(w.demand()[0], 0.5);
   EXPECT_DOUBLE_EQ(w.demand()[1], 0.0);
   EXPECT_DOUBLE_EQ(*w.ambient_c(), 25.0);
-  w.seek(policy::Time(9900));
+  EXPECT_FALSE(w.seek(policy::Time(9900)));  // no new row: nothing changed
   EXPECT_DOUBLE_EQ(w.demand()[0], 0.5);
-  w.seek(policy::Time(10000));
+  EXPECT_TRUE(w.seek(policy::Time(10000)));
   EXPECT_DOUBLE_EQ(w.demand()[0], 1.0);
   EXPECT_DOUBLE_EQ(*w.ambient_c(), 30.0);
 }

@@ -199,6 +199,15 @@ class ThermalModel {
   // The last sampled reading, and whether the latest step took a new sample.
   [[nodiscard]] MilliC sensor(std::size_t sensor) const;
   [[nodiscard]] bool sensor_sampled(std::size_t sensor) const;
+  // The same for every sensor at once, by sensor index, and every device's
+  // power (W) by device index: views into the model, valid while it lives
+  // and is not moved; per-step loops use these instead of a call per value.
+  struct SensorOutput {
+    MilliC reading{0};
+    bool sampled = false;
+  };
+  [[nodiscard]] std::span<const SensorOutput> sensor_outputs() const;
+  [[nodiscard]] std::span<const double> device_powers_w() const;
 
   // Energy accounting (for tests and sanity): heat stored relative to 0 °C,
   // J; and the totals since construction of electrical energy dissipated and

@@ -51,8 +51,9 @@ class Workload {
   // Performance weight of each model device for this workload.
   [[nodiscard]] const std::vector<double>& weights() const { return weights_; }
 
-  // Inputs in force at `now` (callers advance time monotonically).
-  void seek(policy::Time now);
+  // Inputs in force at `now` (callers advance time monotonically). Returns
+  // whether a row was applied, i.e. demand or ambient may have changed.
+  bool seek(policy::Time now);
   [[nodiscard]] const std::vector<double>& demand() const { return demand_; }
   [[nodiscard]] std::optional<double> ambient_c() const { return ambient_; }
 
