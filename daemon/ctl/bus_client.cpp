@@ -55,15 +55,26 @@ const char* bus_name(const BusTarget& bus) {
   return bus.session ? "session bus" : "system bus";
 }
 
-// A connection and a proxy for the daemon's object. Throws sdbus::Error.
+// A connection and a proxy for the daemon's object; null after printing
+// why the bus cannot be reached.
 struct Client {
-  explicit Client(const BusTarget& bus)
-      : conn(bus.session ? sdbus::createSessionBusConnection()
-                         : sdbus::createSystemBusConnection()),
-        proxy(sdbus::createProxy(*conn, api::kBusName, api::kObjectPath)) {}
   std::unique_ptr<sdbus::IConnection> conn;
   std::unique_ptr<sdbus::IProxy> proxy;
 };
+
+std::optional<Client> connect(const BusTarget& bus) {
+  try {
+    Client c;
+    c.conn =
+        bus.session ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+    c.proxy = sdbus::createProxy(*c.conn, api::kBusName, api::kObjectPath);
+    return c;
+  } catch (const sdbus::Error& e) {
+    std::cerr << "coolhandctl: cannot reach the " << bus_name(bus) << ": " << e.getMessage()
+              << " (" << e.getName() << ")\n";
+    return std::nullopt;
+  }
+}
 
 // Error name -> message on stderr and exit code.
 int fail(const BusTarget& bus, const char* what, const sdbus::Error& e) {
@@ -92,10 +103,6 @@ int fail(const BusTarget& bus, const char* what, const sdbus::Error& e) {
       name == "org.freedesktop.DBus.Error.Timeout" ||
       name == "org.freedesktop.DBus.Error.Disconnected") {
     std::cerr << "coolhandctl: " << what << ": coolhandd did not answer (" << msg << ")\n";
-    return kExitUnreachable;
-  }
-  if (name == "org.sdbuscpp.Error") {  // raised by sdbus-c++ itself: opening the bus failed
-    std::cerr << "coolhandctl: cannot reach the " << bus_name(bus) << ": " << msg << '\n';
     return kExitUnreachable;
   }
   std::cerr << "coolhandctl: " << what << ": " << name << ": " << msg << '\n';
@@ -201,13 +208,14 @@ void print_text(const Status& s) {
 int status(const BusTarget& bus, bool json) {
   Status s;
   try {
-    Client c(bus);
+    auto c = connect(bus);
+    if (!c) return kExitUnreachable;
     std::string severity, profile;
     std::vector<ZoneRow> zones;
     std::vector<SensorRow> sensors;
     std::vector<DeviceRow> devices;
     std::map<std::string, std::uint64_t> counters;
-    c.proxy->callMethod(api::kGetStatus)
+    c->proxy->callMethod(api::kGetStatus)
         .onInterface(api::kInterface)
         .storeResultsTo(severity, profile, zones, sensors, devices, counters);
     s = from_reply(std::move(severity), std::move(profile), zones, sensors, devices,
@@ -225,8 +233,9 @@ int status(const BusTarget& bus, bool json) {
 
 int reload(const BusTarget& bus) {
   try {
-    Client c(bus);
-    c.proxy->callMethod(api::kReload).onInterface(api::kInterface).storeResultsTo();
+    auto c = connect(bus);
+    if (!c) return kExitUnreachable;
+    c->proxy->callMethod(api::kReload).onInterface(api::kInterface).storeResultsTo();
   } catch (const sdbus::Error& e) {
     return fail(bus, "reload", e);
   }
@@ -236,8 +245,9 @@ int reload(const BusTarget& bus) {
 
 int set_profile(const BusTarget& bus, const std::string& name) {
   try {
-    Client c(bus);
-    c.proxy->callMethod(api::kSetProfile)
+    auto c = connect(bus);
+    if (!c) return kExitUnreachable;
+    c->proxy->callMethod(api::kSetProfile)
         .onInterface(api::kInterface)
         .withArguments(name)
         .storeResultsTo();
