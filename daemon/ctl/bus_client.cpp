@@ -65,13 +65,12 @@ struct Client {
 std::optional<Client> connect(const BusTarget& bus) {
   try {
     Client c;
-    c.conn =
-        bus.session ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+    c.conn = bus.session ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
     c.proxy = sdbus::createProxy(*c.conn, api::kBusName, api::kObjectPath);
     return c;
   } catch (const sdbus::Error& e) {
-    std::cerr << "coolhandctl: cannot reach the " << bus_name(bus) << ": " << e.getMessage()
-              << " (" << e.getName() << ")\n";
+    std::cerr << "coolhandctl: cannot reach the " << bus_name(bus) << ": " << e.getMessage() << " ("
+              << e.getName() << ")\n";
     return std::nullopt;
   }
 }

@@ -11,6 +11,7 @@
 // (CI=true) a missing dbus-daemon or setpriv, or not being root, fails.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sdbus-c++/sdbus-c++.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -26,7 +27,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sdbus-c++/sdbus-c++.h>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -188,6 +188,14 @@ class Process {
   std::optional<int> status_;
 };
 
+// The authorised cases need a root caller; only the test itself can be one.
+#define REQUIRE_ROOT()                                                           \
+  do {                                                                           \
+    if (is_root()) break;                                                        \
+    if (in_ci()) FAIL() << "the authorised D-Bus cases need root, which CI has"; \
+    GTEST_SKIP() << "not root: no authorised caller available";                  \
+  } while (0)
+
 struct CtlRun {
   int code = -1;
   std::string out;
@@ -224,9 +232,7 @@ class DbusEndToEnd : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
-  void write_policy(const std::string& text) {
-    std::ofstream(policy_) << text;
-  }
+  void write_policy(const std::string& text) { std::ofstream(policy_) << text; }
 
   // A bus config that listens in dir_, lets every uid connect and includes
   // the shipped policy. A non-root test user cannot be root, so it may own
@@ -297,12 +303,6 @@ class DbusEndToEnd : public ::testing::Test {
     return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json{};
   }
 
-  static void require_root() {
-    if (is_root()) return;
-    if (in_ci()) FAIL() << "the authorised D-Bus cases need root, which CI provides";
-    GTEST_SKIP() << "not root: no authorised caller available";
-  }
-
   FakeTree tree_;
   fs::path dir_;
   fs::path policy_;
@@ -342,8 +342,8 @@ TEST_F(DbusEndToEnd, StatusShowsZonesSensorsAndLevelsToAnyCaller) {
 TEST_F(DbusEndToEnd, LostSensorShowsInStatus) {
   start_daemon();
   tree_.remove(kTemp);
-  ASSERT_TRUE(wait_until(
-      [&] { return daemon_log().find("sensor skin: lost") != std::string::npos; }, 5s))
+  ASSERT_TRUE(
+      wait_until([&] { return daemon_log().find("sensor skin: lost") != std::string::npos; }, 5s))
       << daemon_log();
   const nlohmann::json s = status();
   EXPECT_EQ(s["sensors"][0]["lost"], true);
@@ -351,7 +351,7 @@ TEST_F(DbusEndToEnd, LostSensorShowsInStatus) {
 }
 
 TEST_F(DbusEndToEnd, ReloadByRootAppliesTheNewPolicy) {
-  require_root();
+  REQUIRE_ROOT();
   start_daemon();
   ASSERT_TRUE(wait_until([&] { return tree_.read_int(kFan) == 1; }, 3s)) << daemon_log();
   write_policy(kPolicyDeeper);
@@ -365,7 +365,7 @@ TEST_F(DbusEndToEnd, ReloadByRootAppliesTheNewPolicy) {
 }
 
 TEST_F(DbusEndToEnd, BadReloadIsRefusedWithTheReasonAndTheOldPolicyKept) {
-  require_root();
+  REQUIRE_ROOT();
   start_daemon();
   ASSERT_TRUE(wait_until([&] { return tree_.read_int(kFan) == 1; }, 3s)) << daemon_log();
   write_policy("version: 1\nsensors: [this is not a policy\n");
@@ -413,7 +413,7 @@ TEST_F(DbusEndToEnd, UnauthorisedCallerIsRefusedAndNothingChanges) {
 }
 
 TEST_F(DbusEndToEnd, SetProfileByRootTakesEffectAndUnknownIsRefused) {
-  require_root();
+  REQUIRE_ROOT();
   start_daemon();
   ASSERT_TRUE(wait_until([&] { return tree_.read_int(kFan) == 1; }, 3s)) << daemon_log();
   const CtlRun r = ctl({"set-profile", "quiet"});
@@ -494,14 +494,14 @@ TEST_F(DbusEndToEnd, NoBusIsAWarningForTheDaemonAndAnErrorForCtl) {
 }
 
 TEST_F(DbusEndToEnd, OnlyRootMayOwnTheNameUnderTheShippedPolicy) {
-  require_root();
+  REQUIRE_ROOT();
   // The daemon as uid 65534: the bus refuses it the name; it runs on without.
   fs::permissions(tree_.root(), fs::perms::others_read | fs::perms::others_exec,
                   fs::perm_options::add);
-  Process d({setpriv_, "--reuid=65534", "--regid=65534", "--clear-groups", COOLHAND_DAEMON,
-             "--config", policy_.string(), "--sysfs-root", tree_.root(), "--bus", "system",
-             "--dry-run"},
-            dir_ / "daemon.out", dir_ / "daemon.log");
+  Process d(
+      {setpriv_, "--reuid=65534", "--regid=65534", "--clear-groups", COOLHAND_DAEMON, "--config",
+       policy_.string(), "--sysfs-root", tree_.root(), "--bus", "system", "--dry-run"},
+      dir_ / "daemon.out", dir_ / "daemon.log");
   ASSERT_TRUE(wait_until([&] { return daemon_log().find("running") != std::string::npos; }, 5s))
       << daemon_log();
   EXPECT_NE(daemon_log().find("D-Bus service unavailable"), std::string::npos) << daemon_log();
