@@ -7,6 +7,7 @@
 #include <sdbus-c++/sdbus-c++.h>
 #include <systemd/sd-event.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <tuple>
@@ -20,6 +21,11 @@ namespace coolhand::daemon {
 namespace api = coolhand::dbus_api;
 
 namespace {
+
+// The daemon's own calls to the bus daemon (Hello, RequestName, a caller's
+// credentials) are synchronous; a bus that does not answer stalls control for
+// at most this long per call instead of sd-bus's default 25 s.
+constexpr std::chrono::seconds kBusCallTimeout{2};
 
 using ZoneRow = sdbus::Struct<std::string, std::string, bool, std::int64_t, bool, std::int64_t>;
 using SensorRow = sdbus::Struct<std::string, std::string, bool, bool, std::int64_t>;
@@ -250,6 +256,7 @@ Result<std::unique_ptr<DbusService>> DbusService::open(BusKind bus, sd_event* lo
   try {
     impl->conn = bus == BusKind::system ? sdbus::createSystemBusConnection()
                                         : sdbus::createSessionBusConnection();
+    impl->conn->setMethodCallTimeout(kBusCallTimeout);
     impl->object = sdbus::createObject(*impl->conn, api::kObjectPath);
     impl->register_members();
     impl->conn->requestName(api::kBusName);

@@ -21,6 +21,8 @@
 // - Bus trouble is never fatal: opening fails with an error value the caller
 //   logs as a warning, and a connection that breaks later stops the service
 //   (one warning) while the daemon carries on.
+// - The daemon's own calls to the bus daemon (RequestName, a caller's
+//   credentials) are synchronous, with a 2 s timeout.
 #pragma once
 
 #include <functional>

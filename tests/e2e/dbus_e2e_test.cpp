@@ -493,6 +493,41 @@ TEST_F(DbusEndToEnd, NoBusIsAWarningForTheDaemonAndAnErrorForCtl) {
   EXPECT_EQ(tree_.read_int(kFan), 0) << "original restored";
 }
 
+// CPU time (utime + stime) of a process, in clock ticks.
+long cpu_ticks(pid_t pid) {
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream in(stat.substr(close + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) stime = std::stol(field);
+  }
+  return utime + stime;
+}
+
+TEST_F(DbusEndToEnd, BusGoingAwayStopsTheServiceNotTheDaemon) {
+  start_daemon();
+  ASSERT_TRUE(wait_until([&] { return tree_.read_int(kFan) == 1; }, 3s)) << daemon_log();
+  EXPECT_EQ(bus_->stop(), 0);
+  ASSERT_TRUE(wait_until(
+      [&] { return daemon_log().find("D-Bus: connection lost") != std::string::npos; }, 3s))
+      << daemon_log();
+  const long before = cpu_ticks(daemon_->pid());
+  tree_.write(kTemp, 49000);
+  EXPECT_TRUE(wait_until([&] { return tree_.read_int(kFan) == 2; }, 3s)) << "control carries on";
+  std::this_thread::sleep_for(1s);
+  EXPECT_LT(cpu_ticks(daemon_->pid()) - before, sysconf(_SC_CLK_TCK) / 5)
+      << "no busy loop on the dead socket";
+  const std::string log = daemon_log();
+  EXPECT_EQ(log.find("D-Bus: connection lost"), log.rfind("D-Bus: connection lost"))
+      << "one warning";
+  EXPECT_EQ(daemon_->stop(), 0);
+  EXPECT_EQ(tree_.read_int(kFan), 0);
+}
+
 TEST_F(DbusEndToEnd, OnlyRootMayOwnTheNameUnderTheShippedPolicy) {
   REQUIRE_ROOT();
   // The daemon as uid 65534: the bus refuses it the name; it runs on without.
