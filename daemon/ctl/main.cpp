@@ -82,7 +82,12 @@ int run(int argc, char** argv) {
       "set-profile", "Switch the running policy's profile (root only); \"\" for none.");
   set_profile->add_option("NAME", profile, "Profile name from the policy")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints the help or the error
+    return code == 0 ? 0 : ctl::kExitUsage;
+  }
 
   if (check->parsed()) return check_config(check_files) == 0 ? 0 : 1;
   if (dump->parsed()) return dump_config(dump_file);
