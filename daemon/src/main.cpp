@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  if (ok && (o.bus == "system" || o.bus == "session" || (o.bus == "auto" && real_sys))) {
+  if (o.bus == "system" || o.bus == "session" || (o.bus == "auto" && real_sys)) {
     cd::DbusService::Hooks hooks;
     hooks.snapshot = [&] { return cd::snapshot(*rt, nl ? &nl->counters() : nullptr); };
     hooks.reload = reload;
