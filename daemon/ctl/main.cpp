@@ -1,11 +1,14 @@
-// coolhandctl: the command-line companion of coolhandd. For now it works on
-// policy files: `check-config` validates them the way the daemon would at
-// start, `dump-config` shows what a valid one compiles to.
+// coolhandctl: the command-line companion of coolhandd. On policy files,
+// `check-config` validates them the way the daemon would at start and
+// `dump-config` shows what a valid one compiles to. Over D-Bus, `status`
+// shows what the running daemon does, `reload` and `set-profile` change it
+// (root only; bus_client.h).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "bus_client.h"
 #include "coolhand/config/policy_file.h"
 #include "policy_json.h"
 
@@ -38,8 +41,17 @@ int dump_config(const std::string& file) {
 }
 
 int run(int argc, char** argv) {
+  namespace ctl = coolhand::ctl;
   CLI::App app{"coolhandctl: inspect and control the coolhand thermal daemon"};
+  app.footer(
+      "Exit codes of status, reload and set-profile: 0 done; 1 the daemon refused (invalid "
+      "policy, unknown profile; it keeps running as before); 2 usage or unexpected error; 3 "
+      "no bus, or coolhandd is not running; 4 access denied (changing the daemon needs root).");
   app.require_subcommand(1);
+  ctl::BusTarget bus;
+  app.add_flag("--session", bus.session,
+               "Talk to coolhandd on the session bus instead of the system bus "
+               "(DBUS_SYSTEM_BUS_ADDRESS and DBUS_SESSION_BUS_ADDRESS are honoured)");
 
   std::vector<std::string> check_files;
   auto* check =
@@ -54,10 +66,34 @@ int run(int argc, char** argv) {
                                   "(temperatures in °C, durations in ms). Exits 1 on errors.");
   dump->add_option("FILE", dump_file, "Policy file (YAML)")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  bool json = false;
+  auto* status = app.add_subcommand("status",
+                                    "Show the running daemon's severity, zones, sensors, device "
+                                    "levels and counters (anyone may ask).");
+  status->add_flag("--json", json, "JSON instead of text (temperatures in m°C, unknown: null)");
+
+  auto* reload = app.add_subcommand(
+      "reload",
+      "Make coolhandd re-read its policy file (root only). An invalid policy is refused with "
+      "the reason, and the daemon keeps running the old one (exit 1).");
+
+  std::string profile;
+  auto* set_profile = app.add_subcommand(
+      "set-profile", "Switch the running policy's profile (root only); \"\" for none.");
+  set_profile->add_option("NAME", profile, "Profile name from the policy")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints the help or the error
+    return code == 0 ? 0 : ctl::kExitUsage;
+  }
 
   if (check->parsed()) return check_config(check_files) == 0 ? 0 : 1;
   if (dump->parsed()) return dump_config(dump_file);
+  if (status->parsed()) return ctl::status(bus, json);
+  if (reload->parsed()) return ctl::reload(bus);
+  if (set_profile->parsed()) return ctl::set_profile(bus, profile);
   return 2;
 }
 

@@ -1,6 +1,6 @@
 // coolhandd: the one place that wires the adapters (sysfs, thermal and
-// coolhand netlink, udev, logind, sd-event) to the runtime. Everything else
-// lives in coolhand_daemon_core so tests link it.
+// coolhand netlink, udev, logind, D-Bus, sd-event) to the runtime.
+// Everything else lives in coolhand_daemon_core so tests link it.
 //
 // Exit status: 0 after SIGTERM/SIGINT (knobs restored) or --once; 1 on a
 // system error; 2 on a bad policy file; 3 when the policy's required
@@ -17,6 +17,7 @@
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand_netlink.h"
+#include "dbus_service.h"
 #include "dispatch.h"
 #include "event_loop.h"
 #include "hotplug.h"
@@ -41,13 +42,16 @@ struct Options {
   bool once = false;
   bool verbose = false;
   std::string netlink = "auto";  // auto: only with the real /sys
+  std::string bus = "auto";      // auto: the system bus only with the real /sys
 };
 
 // Reads the policy with a buffer of the file's own size, then parses it;
 // anything unusual (not a regular file, unreadable, oversized) goes through
 // config::load_policy_file for its error message. load_policy_file alone
 // would zero-fill a 4 MiB buffer, which stays in the daemon's peak RSS.
-std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd::Logger& log) {
+// `errors`, when set, receives the errors joined by "; " (D-Bus replies).
+std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd::Logger& log,
+                                                     std::string* errors = nullptr) {
   constexpr std::uintmax_t kMaxPolicyBytes = 1 << 20;
   coolhand::config::LoadResult r;
   std::error_code ec;
@@ -61,7 +65,10 @@ std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd
   } else {
     r = coolhand::config::load_policy_file(path);
   }
-  for (const auto& e : r.errors) log.error("{}", e.to_string());
+  for (const auto& e : r.errors) {
+    log.error("{}", e.to_string());
+    if (errors) *errors += (errors->empty() ? "" : "; ") + e.to_string();
+  }
   return std::move(r.document);
 }
 
@@ -88,6 +95,11 @@ int main(int argc, char** argv) {
                  "off. 'on' with a fake tree is for measurements: its zone numbers must not "
                  "clash with the kernel's")
       ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  app.add_option("--bus", o.bus,
+                 "D-Bus service: auto (the system bus only with --sysfs-root /sys), system, "
+                 "session, none. Failing to reach the bus is a warning")
+      ->check(CLI::IsMember({"auto", "system", "session", "none"}))
       ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
   CLI11_PARSE(app, argc, argv);
@@ -192,6 +204,7 @@ int main(int argc, char** argv) {
 
   cd::ResumeDetector resume;
   std::string last_status;
+  std::unique_ptr<cd::DbusService> bus;
   // After every wake-up: notice a resume, do what is due, re-arm the one timer.
   auto reschedule = [&] {
     const auto now = cd::monotonic_now();
@@ -206,6 +219,7 @@ int main(int argc, char** argv) {
       sd_notifyf(0, "STATUS=%s", status.c_str());
       last_status = status;
     }
+    if (bus) bus->publish();
   };
   ev.on_timer(reschedule);
 
@@ -213,23 +227,34 @@ int main(int argc, char** argv) {
     sd_notify(0, "STOPPING=1");
     ev.exit(0);
   };
-  auto reload = [&] {
+  // SIGHUP and D-Bus Reload().
+  auto reload = [&]() -> cd::Status {
     sd_notify(0, "RELOADING=1");
-    log.info("SIGHUP: reloading {}", o.config);
-    if (auto d = load(o.config, log)) {
+    log.info("reloading {}", o.config);
+    std::string errors;
+    cd::Status result = cd::Ok{};
+    if (auto d = load(o.config, log, &errors)) {
       if (auto s = rt->reload(std::move(*d), cd::monotonic_now()); !s) {
         log.error("reload rejected, keeping the running policy: {}", s.error().to_string());
+        result = s.error();
       }
     } else {
       log.error("reload rejected, keeping the running policy");
+      result = cd::SysError{"invalid policy", "", 0, errors};
     }
     release_startup_memory(log);
     sd_notify(0, "READY=1");
     reschedule();
+    return result;
   };
   cd::Status ok = ev.on_signal(SIGTERM, stop);
   if (ok) ok = ev.on_signal(SIGINT, stop);
-  if (ok) ok = ev.on_signal(SIGHUP, reload);
+  if (ok) {
+    ok = ev.on_signal(SIGHUP, [&] {
+      log.info("SIGHUP: reload requested");
+      (void)reload();
+    });
+  }
   if (ok && nl) {
     ok = ev.on_readable(nl->fd(), [&] {
       resync_wanted |= nl->receive();
@@ -263,6 +288,24 @@ int main(int argc, char** argv) {
     log.error("{}", ok.error().to_string());
     rt->restore_all();
     return 1;
+  }
+
+  if (o.bus == "system" || o.bus == "session" || (o.bus == "auto" && real_sys)) {
+    cd::DbusService::Hooks hooks;
+    hooks.snapshot = [&] { return cd::snapshot(*rt, nl ? &nl->counters() : nullptr); };
+    hooks.reload = reload;
+    hooks.set_profile = [&](const std::string& name) {
+      const bool known = rt->set_profile(name);
+      if (known) reschedule();
+      return known;
+    };
+    const auto kind = o.bus == "session" ? cd::BusKind::session : cd::BusKind::system;
+    auto b = cd::DbusService::open(kind, ev.raw(), std::move(hooks), log, COOLHAND_VERSION);
+    if (b) {
+      bus = std::move(*b);
+    } else {
+      log.warning("D-Bus service unavailable ({}); running without it", b.error().to_string());
+    }
   }
 
   reschedule();

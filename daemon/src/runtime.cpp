@@ -529,6 +529,17 @@ std::optional<std::uint32_t> Runtime::device_level(std::string_view name) const 
   return std::nullopt;
 }
 
+const policy::Decision* Runtime::last_decision() const {
+  return bound_->last;
+}
+
+bool Runtime::set_profile(std::string_view name) {
+  if (!bound_->engine->set_profile(name)) return false;
+  log_.info("profile set to '{}'", name.empty() ? "(policy as written)" : name);
+  dirty_ = true;
+  return true;
+}
+
 bool Runtime::sensor_lost(std::string_view name) const {
   for (const auto& s : bound_->sensors) {
     if (s.name == name) return s.lost || !s.binding;

@@ -109,6 +109,10 @@ class Runtime {
   void on_resume(Time now);
   // Replace the policy. On error the old policy keeps running untouched.
   Status reload(config::PolicyDocument doc, Time now);
+  // Switch the engine's profile; takes effect at the next tick(). False if
+  // the policy has no profile of that name. A reload returns to the policy's
+  // default profile.
+  bool set_profile(std::string_view name);
   // Write back every knob's original value (exit).
   void restore_all();
 
@@ -133,6 +137,8 @@ class Runtime {
   // Level currently applied to device `name` (tests, status).
   [[nodiscard]] std::optional<std::uint32_t> device_level(std::string_view name) const;
   [[nodiscard]] bool sensor_lost(std::string_view name) const;
+  // The last engine decision; null before start(). Valid until the next step.
+  [[nodiscard]] const policy::Decision* last_decision() const;
 
   struct Bound;  // a compiled policy with its bindings (runtime.cpp)
 

@@ -79,6 +79,21 @@ TEST_F(Coolhandctl, CheckConfigMissingFile) {
   EXPECT_EQ(r.status, 1);
 }
 
+// Usage errors exit 2 with a message, before any bus is touched.
+TEST_F(Coolhandctl, BusCommandsRejectBadUsageWithExit2) {
+  for (const char* args : {"status --bogus", "set-profile", "reload extra", "--session", "nope"}) {
+    const CtlRun r = ctl(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_FALSE(r.out.empty()) << args;
+  }
+}
+
+TEST_F(Coolhandctl, HelpListsTheBusExitCodes) {
+  const CtlRun r = ctl("--help");
+  EXPECT_NE(r.out.find("4 access denied"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 no bus, or coolhandd is not running"), std::string::npos) << r.out;
+}
+
 TEST_F(Coolhandctl, CheckConfigNeedsAFile) {
   const CtlRun r = ctl("check-config");
   EXPECT_NE(r.out.find("FILE is required"), std::string::npos) << r.out;
@@ -86,7 +101,8 @@ TEST_F(Coolhandctl, CheckConfigNeedsAFile) {
 }
 
 TEST_F(Coolhandctl, HelpEverywhere) {
-  for (const char* args : {"--help", "check-config --help", "dump-config --help"}) {
+  for (const char* args : {"--help", "check-config --help", "dump-config --help", "status --help",
+                           "reload --help", "set-profile --help"}) {
     const CtlRun r = ctl(args);
     EXPECT_EQ(r.status, 0) << args;
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << args << "\n" << r.out;
