@@ -10,6 +10,7 @@
 #include <netlink/socket.h>
 
 #include <array>
+#include <new>
 
 namespace coolhand::daemon {
 
@@ -212,17 +213,52 @@ bool ThermalMessageHandler::handle(nl_msg* msg) {
   return gap;
 }
 
+// ---------------------------------------------------------------- receiver --
+
+void ThermalReceiver::CbDeleter::operator()(nl_cb* c) const {
+  nl_cb_put(c);
+}
+
+ThermalReceiver::ThermalReceiver(int family_id, ThermalEventSink sink, Logger& log)
+    : log_(log), handler_(family_id, std::move(sink), log), cb_(nl_cb_alloc(NL_CB_DEFAULT)) {
+  if (!cb_) throw std::bad_alloc();
+  nl_cb_set(
+      cb_.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, [](nl_msg*, void*) -> int { return NL_OK; },
+      nullptr);
+  nl_cb_set(
+      cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
+      [](nl_msg* m, void* self) -> int {
+        (void)static_cast<ThermalMessageHandler*>(self)->handle(m);  // gaps are counted
+        return NL_OK;
+      },
+      &handler_);
+}
+ThermalReceiver::~ThermalReceiver() = default;
+
+bool ThermalReceiver::drain(nl_sock* sock) {
+  const std::uint64_t gaps_before = handler_.counters().gaps;
+  for (;;) {
+    const int r = nl_recvmsgs_report(sock, cb_.get());
+    if (r > 0) continue;
+    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
+      ++handler_.mutable_counters().overruns;
+      log_.warning("netlink: receive buffer overrun; resynchronising from sysfs");
+      return true;
+    }
+    if (r < 0 && r != -NLE_AGAIN) log_.debug("netlink: receive: {}", nl_geterror(r));
+    break;
+  }
+  return handler_.counters().gaps != gaps_before;
+}
+
 // ------------------------------------------------------------------ socket --
 
 void ThermalNetlink::SockDeleter::operator()(nl_sock* s) const {
   nl_socket_free(s);
 }
-void ThermalNetlink::CbDeleter::operator()(nl_cb* c) const {
-  nl_cb_put(c);
-}
 
 ThermalNetlink::ThermalNetlink(int family, ThermalEventSink sink, Logger& log)
-    : family_(family), log_(log), handler_(family, std::move(sink), log) {}
+    : family_(family), log_(log), receiver_(family, std::move(sink), log) {}
 ThermalNetlink::~ThermalNetlink() = default;
 
 int ThermalNetlink::fd() const {
@@ -249,25 +285,22 @@ Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink si
   std::unique_ptr<ThermalNetlink> t(new ThermalNetlink(family, std::move(sink), log));
   t->events_.reset(ev->release());
   t->commands_.reset(cmd->release());
-  for (const char* group : {THERMAL_GENL_EVENT_GROUP_NAME, THERMAL_GENL_SAMPLING_GROUP_NAME}) {
+  auto group_id = [&](const char* group) -> Result<int> {
     const int g = genl_ctrl_resolve_grp(t->events_.get(), THERMAL_GENL_FAMILY_NAME, group);
     if (g < 0) return SysError{"netlink", std::string("group ") + group, 0, nl_geterror(g)};
-    if (int e = nl_socket_add_membership(t->events_.get(), g); e < 0) {
-      return SysError{"netlink", std::string("join ") + group, 0, nl_geterror(e)};
-    }
+    return g;
+  };
+  auto event_group = group_id(THERMAL_GENL_EVENT_GROUP_NAME);
+  if (!event_group) return event_group.error();
+  auto sampling_group = group_id(THERMAL_GENL_SAMPLING_GROUP_NAME);
+  if (!sampling_group) return sampling_group.error();
+  t->sampling_group_ = *sampling_group;
+  if (int e = nl_socket_add_membership(t->events_.get(), *event_group); e < 0) {
+    return SysError{"netlink", "join event", 0, nl_geterror(e)};
   }
-  nl_socket_disable_seq_check(t->events_.get());
   if (int e = nl_socket_set_nonblocking(t->events_.get()); e < 0) {
     return SysError{"netlink", "nonblocking", 0, nl_geterror(e)};
   }
-  t->cb_.reset(nl_cb_alloc(NL_CB_DEFAULT));
-  nl_cb_set(
-      t->cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
-      [](nl_msg* m, void* self) -> int {
-        (void)static_cast<ThermalNetlink*>(self)->handler_.handle(m);  // gaps are counted
-        return NL_OK;
-      },
-      t.get());
 
   nl_cache* cache = nullptr;
   if (genl_ctrl_alloc_cache(t->commands_.get(), &cache) == 0) {
@@ -278,23 +311,23 @@ Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink si
     nl_cache_free(cache);
   }
   t->thresholds_ = t->version_ >= kFirstThresholdVersion;
+  if (!t->thresholds_) {
+    if (auto s = t->join_sampling(); !s) return s.error();
+  }
   return t;
 }
 
-bool ThermalNetlink::receive() {
-  const std::uint64_t gaps_before = handler_.counters().gaps;
-  for (;;) {
-    const int r = nl_recvmsgs_report(events_.get(), cb_.get());
-    if (r > 0) continue;
-    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
-      ++handler_.mutable_counters().overruns;
-      log_.warning("netlink: receive buffer overrun; resynchronising from sysfs");
-      return true;
-    }
-    if (r < 0 && r != -NLE_AGAIN) log_.debug("netlink: receive: {}", nl_geterror(r));
-    break;
+Status ThermalNetlink::join_sampling() {
+  if (sampling_joined_) return Ok{};
+  if (int e = nl_socket_add_membership(events_.get(), sampling_group_); e < 0) {
+    return SysError{"netlink", "join sampling", 0, nl_geterror(e)};
   }
-  return handler_.counters().gaps != gaps_before;
+  sampling_joined_ = true;
+  return Ok{};
+}
+
+bool ThermalNetlink::receive() {
+  return receiver_.drain(events_.get());
 }
 
 Status ThermalNetlink::command(std::uint8_t cmd, std::uint32_t tz_id,
@@ -329,7 +362,10 @@ Status ThermalNetlink::set_window(std::uint32_t tz_id, const policy::Window& w) 
     thresholds_ = false;
     log_.warning("netlink: kernel thresholds unavailable ({}); relying on sampling events",
                  s.error().to_string());
+    if (auto j = join_sampling(); !j) log_.error("netlink: {}", j.error().to_string());
+    return s;
   }
+  log_.debug("netlink: zone {} thresholds: up {} m°C, down {} m°C", tz_id, w.high.mc(), w.low.mc());
   return s;
 }
 
