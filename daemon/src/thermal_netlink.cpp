@@ -28,8 +28,6 @@ constexpr std::uint8_t kEventThresholdUp = 18;
 constexpr std::uint8_t kEventThresholdDown = 19;
 constexpr std::uint8_t kCmdThresholdAdd = 8;
 constexpr std::uint8_t kCmdThresholdFlush = 10;
-constexpr std::uint32_t kThresholdWayUp = 1;
-constexpr std::uint32_t kThresholdWayDown = 2;
 constexpr std::uint32_t kFirstThresholdVersion = 2;
 constexpr std::uint16_t kNameLength = 20;  // THERMAL_NAME_LENGTH, with the NUL
 constexpr std::int32_t kMinTempMc = -100'000;
@@ -213,6 +211,37 @@ bool ThermalMessageHandler::handle(nl_msg* msg) {
   return gap;
 }
 
+// ---------------------------------------------------------------- requests --
+
+namespace {
+Result<NlMsgPtr> threshold_request(int family_id, std::uint8_t cmd, std::uint32_t tz_id) {
+  NlMsgPtr m(nlmsg_alloc(), &nlmsg_free);
+  if (!m) return SysError{"netlink", "alloc", ENOMEM, {}};
+  if (!genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_id, 0, NLM_F_REQUEST | NLM_F_ACK, cmd,
+                   THERMAL_GENL_VERSION) ||
+      nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, tz_id) < 0) {
+    return SysError{"netlink", "threshold request", ENOMEM, {}};
+  }
+  return m;
+}
+}  // namespace
+
+Result<NlMsgPtr> encode_threshold_flush(int family_id, std::uint32_t tz_id) {
+  return threshold_request(family_id, kCmdThresholdFlush, tz_id);
+}
+
+Result<NlMsgPtr> encode_threshold_add(int family_id, std::uint32_t tz_id, policy::MilliC temp,
+                                      ThresholdWay way) {
+  auto m = threshold_request(family_id, kCmdThresholdAdd, tz_id);
+  if (!m) return m;
+  // The kernel reads the temperature with nla_get_u32 into an int.
+  if (nla_put_u32(m->get(), kAttrThresholdTemp, static_cast<std::uint32_t>(temp.mc())) < 0 ||
+      nla_put_u32(m->get(), kAttrThresholdDirection, static_cast<std::uint32_t>(way)) < 0) {
+    return SysError{"netlink", "threshold request", ENOMEM, {}};
+  }
+  return m;
+}
+
 // ---------------------------------------------------------------- receiver --
 
 void ThermalReceiver::CbDeleter::operator()(nl_cb* c) const {
@@ -330,19 +359,9 @@ bool ThermalNetlink::receive() {
   return receiver_.drain(events_.get());
 }
 
-Status ThermalNetlink::command(std::uint8_t cmd, std::uint32_t tz_id,
-                               std::optional<std::int32_t> temp,
-                               std::optional<std::uint32_t> direction) {
-  std::unique_ptr<nl_msg, void (*)(nl_msg*)> m(nlmsg_alloc(), &nlmsg_free);
-  if (!m) return SysError{"netlink", "alloc", ENOMEM, {}};
-  if (!genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_, 0, NLM_F_REQUEST | NLM_F_ACK, cmd,
-                   THERMAL_GENL_VERSION)) {
-    return SysError{"netlink", "genlmsg_put", ENOMEM, {}};
-  }
-  nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, tz_id);
-  if (temp) nla_put_u32(m.get(), kAttrThresholdTemp, static_cast<std::uint32_t>(*temp));
-  if (direction) nla_put_u32(m.get(), kAttrThresholdDirection, *direction);
-  if (int e = nl_send_auto(commands_.get(), m.get()); e < 0) {
+Status ThermalNetlink::request(Result<NlMsgPtr> msg) {
+  if (!msg) return msg.error();
+  if (int e = nl_send_auto(commands_.get(), msg->get()); e < 0) {
     return SysError{"netlink", "threshold command", 0, nl_geterror(e)};
   }
   if (int e = nl_wait_for_ack(commands_.get()); e < 0) {
@@ -353,11 +372,11 @@ Status ThermalNetlink::command(std::uint8_t cmd, std::uint32_t tz_id,
 
 Status ThermalNetlink::set_window(std::uint32_t tz_id, const policy::Window& w) {
   if (!thresholds_) return SysError{"netlink", "thresholds", EOPNOTSUPP, "family version < 2"};
-  Status s = command(kCmdThresholdFlush, tz_id, std::nullopt, std::nullopt);
+  Status s = request(encode_threshold_flush(family_, tz_id));
   if (s && w.high != policy::MilliC::max())
-    s = command(kCmdThresholdAdd, tz_id, w.high.mc(), kThresholdWayUp);
+    s = request(encode_threshold_add(family_, tz_id, w.high, ThresholdWay::up));
   if (s && w.low != policy::MilliC::min())
-    s = command(kCmdThresholdAdd, tz_id, w.low.mc(), kThresholdWayDown);
+    s = request(encode_threshold_add(family_, tz_id, w.low, ThresholdWay::down));
   if (!s) {
     thresholds_ = false;
     log_.warning("netlink: kernel thresholds unavailable ({}); relying on sampling events",

@@ -71,6 +71,18 @@ struct NetlinkCounters {
 
 using ThermalEventSink = std::function<void(const ThermalEvent&)>;
 
+// User-threshold requests (include/uapi/linux/thermal.h, 6.13+; verified
+// against Debian's 6.16.12 kernel, see docs/daemon.md). Both ask for an ACK;
+// the kernel answers EPERM without CAP_SYS_ADMIN and EOPNOTSUPP-like errors
+// (unknown command) on older kernels.
+enum class ThresholdWay : std::uint32_t { up = 1, down = 2 };  // THERMAL_THRESHOLD_WAY_*
+using NlMsgPtr = std::unique_ptr<nl_msg, void (*)(nl_msg*)>;
+// THRESHOLD_FLUSH {TZ_ID}: drop every user threshold of zone `tz_id`.
+[[nodiscard]] Result<NlMsgPtr> encode_threshold_flush(int family_id, std::uint32_t tz_id);
+// THRESHOLD_ADD {TZ_ID, THRESHOLD_TEMP (m°C, two's complement), THRESHOLD_DIRECTION}.
+[[nodiscard]] Result<NlMsgPtr> encode_threshold_add(int family_id, std::uint32_t tz_id,
+                                                    policy::MilliC temp, ThresholdWay way);
+
 // Validates and decodes messages; owns no socket, so tests and benchmarks
 // feed it messages built with libnl.
 class ThermalMessageHandler {
@@ -150,8 +162,7 @@ class ThermalNetlink {
  private:
   ThermalNetlink(int family, ThermalEventSink sink, Logger& log);
   Status join_sampling();
-  Status command(std::uint8_t cmd, std::uint32_t tz_id, std::optional<std::int32_t> temp,
-                 std::optional<std::uint32_t> direction);
+  Status request(Result<NlMsgPtr> msg);
 
   struct SockDeleter {
     void operator()(nl_sock* s) const;
