@@ -238,6 +238,7 @@ int main(int argc, char** argv) {
   log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
   const int code = ev.run();
   rt->restore_all();
+  if (nl) nl->flush_thresholds();
   log.info("stopped; original knob values restored");
   return code;
 }

@@ -134,6 +134,43 @@ SysError malformed(std::string detail) {
 
 }  // namespace
 
+const char* to_string(ThermalEvent::Kind k) {
+  using K = ThermalEvent::Kind;
+  switch (k) {
+    case K::sample:
+      return "sample";
+    case K::tz_create:
+      return "tz_create";
+    case K::tz_delete:
+      return "tz_delete";
+    case K::tz_enable:
+      return "tz_enable";
+    case K::tz_disable:
+      return "tz_disable";
+    case K::trip_up:
+      return "trip_up";
+    case K::trip_down:
+      return "trip_down";
+    case K::trip_change:
+      return "trip_change";
+    case K::cdev_add:
+      return "cdev_add";
+    case K::cdev_delete:
+      return "cdev_delete";
+    case K::cdev_update:
+      return "cdev_update";
+    case K::gov_change:
+      return "gov_change";
+    case K::threshold_up:
+      return "threshold_up";
+    case K::threshold_down:
+      return "threshold_down";
+    case K::other:
+      break;
+  }
+  return "other";
+}
+
 ThermalMessageHandler::ThermalMessageHandler(int family_id, ThermalEventSink sink, Logger& log)
     : family_id_(family_id), sink_(std::move(sink)), log_(log) {}
 
@@ -207,6 +244,10 @@ bool ThermalMessageHandler::handle(nl_msg* msg) {
     last_seq_ = seq;
   }
   ++counters_.accepted;
+  if (ev->tz_id && ev->temperature) {
+    log_.debug("netlink: {} zone {} at {} m°C", to_string(ev->kind), *ev->tz_id,
+               ev->temperature->mc());
+  }
   sink_(*ev);
   return gap;
 }
@@ -384,8 +425,18 @@ Status ThermalNetlink::set_window(std::uint32_t tz_id, const policy::Window& w) 
     if (auto j = join_sampling(); !j) log_.error("netlink: {}", j.error().to_string());
     return s;
   }
+  programmed_.insert(tz_id);
   log_.debug("netlink: zone {} thresholds: up {} m°C, down {} m°C", tz_id, w.high.mc(), w.low.mc());
   return s;
+}
+
+void ThermalNetlink::flush_thresholds() {
+  for (std::uint32_t tz : programmed_) {
+    if (auto s = request(encode_threshold_flush(family_, tz)); !s) {
+      log_.debug("netlink: flushing zone {} thresholds: {}", tz, s.error().to_string());
+    }
+  }
+  programmed_.clear();
 }
 
 }  // namespace coolhand::daemon

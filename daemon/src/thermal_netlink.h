@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "coolhand/policy/engine.h"
@@ -58,6 +59,8 @@ struct ThermalEvent {
   std::optional<std::uint32_t> cdev_state;
   std::string name;
 };
+
+[[nodiscard]] const char* to_string(ThermalEvent::Kind k);
 
 struct NetlinkCounters {
   std::uint64_t received = 0;
@@ -157,6 +160,9 @@ class ThermalNetlink {
   // it returns the error, joins the "sampling" group and stops trying.
   Status set_window(std::uint32_t tz_id, const policy::Window& w);
   [[nodiscard]] bool thresholds_supported() const { return thresholds_; }
+  // Drop the thresholds this daemon programmed (exit): they outlive the
+  // socket in the kernel and would keep firing for nobody.
+  void flush_thresholds();
   [[nodiscard]] const NetlinkCounters& counters() const { return receiver_.counters(); }
 
  private:
@@ -174,6 +180,7 @@ class ThermalNetlink {
   bool sampling_joined_ = false;
   std::uint32_t version_ = 0;
   bool thresholds_ = false;
+  std::set<std::uint32_t> programmed_;  // zone ids holding our thresholds
   Logger& log_;
   ThermalReceiver receiver_;
 };
