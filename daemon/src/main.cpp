@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     }
   }
   rt->on_window = [&](std::uint32_t tz, const coolhand::policy::Window& w) {
-    if (nl && nl->thresholds_supported()) (void)nl->set_window(tz, w);
+    return nl && nl->thresholds_supported() && nl->set_window(tz, w);
   };
   rt->on_action = [&](coolhand::policy::TripAction a, const std::string& zone) {
     if (o.dry_run) return;

@@ -12,7 +12,10 @@
 //   TRIP_UP/DOWN, THRESHOLD_UP/DOWN) and it is never polled while readable.
 //   Its engine window goes to the kernel: as user thresholds (on_window,
 //   6.13+) and, for coolhand zones, written to the zone's event_window so
-//   the module reports only changes the policy cares about. Every other sensor is polled at the
+//   the module reports only changes the policy cares about. After the
+//   kernel accepts new thresholds the zone is read once from sysfs; a value
+//   already outside the new window is handed to the engine and stepped on
+//   at once (at most kMaxSettleSteps times per tick). Every other sensor is polled at the
 //   engine's adaptive interval for it (Decision::poll_intervals, clamped to the policy's sampling
 //   min/max).
 // - A read that fails or returns garbage counts as a failure; after
@@ -102,7 +105,12 @@ class Runtime {
   void restore_all();
 
   // Windows of event-driven sensors changed (kernel thresholds, 6.13+).
-  std::function<void(std::uint32_t tz_id, const policy::Window&)> on_window;
+  // Returns true when the kernel now reports crossings of this window (and
+  // nothing else) for the zone: the runtime then reads the zone once, since
+  // the kernel detects a crossing only between two of its own readings and
+  // a temperature that left the window before the thresholds were in place
+  // would never be reported.
+  std::function<bool(std::uint32_t tz_id, const policy::Window&)> on_window;
   // A trip asked for shutdown or suspend.
   std::function<void(policy::TripAction, const std::string& zone)> on_action;
 
@@ -125,6 +133,7 @@ class Runtime {
   void sample(std::size_t i, Time now);
   void step(Time now);
   void schedule_polls(Time now);
+  void recheck(std::size_t i, const policy::Window& w, Time now);
   void write_event_window(const std::string& path, const policy::Window& w);
   void log_events(const policy::Decision& d);
   [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
