@@ -102,8 +102,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::unique_ptr<nl_msg, void (*)(nl_msg*)> m(nlmsg_alloc(), &nlmsg_free);
-  if (!m || !genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_REQUEST,
-                         kCmdThresholdGet, 1) ||
+  if (!m ||
+      !genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_REQUEST, kCmdThresholdGet,
+                   1) ||
       nla_put_u32(m.get(), kAttrTzId, static_cast<std::uint32_t>(tz)) < 0) {
     std::fprintf(stderr, "thresholds_probe: out of memory\n");
     return 1;
