@@ -13,7 +13,8 @@
 //   gap: the caller must resynchronise from sysfs (as on ENOBUFS).
 // Attribute and command numbers: /usr/include/linux/thermal.h (6.1) and, for
 // the 6.13+ threshold additions absent from Debian 12's header,
-// docs/daemon.md (taken from the mainline header).
+// docs/daemon.md (taken from the mainline header; verified against Debian's
+// 6.16.12 kernel by tests/thresholds).
 #pragma once
 
 #include <cstdint>
