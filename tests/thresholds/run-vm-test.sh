@@ -6,6 +6,11 @@
 # guest/init.sh into an initramfs, and report the guest's verdict.
 #
 #   run-vm-test.sh --daemon FILE --probe FILE [--work-dir DIR] [--missing REASON]
+#                  [--fallback]
+#
+# --fallback boots Debian 12's own kernel instead (scripts/
+# fetch-guest-kernel.sh, 6.1: no user thresholds) and has the guest check
+# the daemon's fallback to sampling events.
 #
 # Exit status: 0 pass; 1 fail; 77 skipped because a prerequisite is missing
 # (qemu, busybox-static, cpio, iasl, the guest kernel, the binaries).
@@ -25,13 +30,15 @@ work=""
 daemon=""
 probe=""
 missing=""
+fallback=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --daemon) daemon="$2"; shift 2 ;;
     --probe) probe="$2"; shift 2 ;;
     --work-dir) work="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --fallback) fallback=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -57,8 +64,14 @@ busybox=/bin/busybox
 command -v cpio >/dev/null || skip "cpio not installed"
 command -v gzip >/dev/null || skip "gzip not installed"
 command -v iasl >/dev/null || skip "iasl not installed (acpica-tools; scripts/install-deps.sh --vm)"
-vmlinuz="$("$repo/scripts/fetch-threshold-kernel.sh" --print)"
-[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-threshold-kernel.sh)"
+expect=thresholds
+fetch=fetch-threshold-kernel.sh
+if [ "$fallback" -eq 1 ]; then
+  expect=fallback
+  fetch=fetch-guest-kernel.sh
+fi
+vmlinuz="$("$repo/scripts/$fetch" --print)"
+[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/$fetch)"
 [ -n "$daemon" ] && [ -x "$daemon" ] || skip "coolhandd '$daemon' not built"
 [ -n "$probe" ] && [ -x "$probe" ] || skip "thresholds_probe '$probe' not built"
 
@@ -96,12 +109,12 @@ echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 # where this machine type puts the RTC. One vCPU: the machine's two cores
 # are shared.
 log="$work/serial.log"
-echo "run-vm-test.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg})"
+echo "run-vm-test.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg}), expecting $expect"
 t0=$SECONDS
 set +e
 timeout "${COOLHAND_VM_TIMEOUT:-240}" "$qemu" -machine pc -accel "${COOLHAND_VM_ACCEL:-tcg}" \
   -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 ${COOLHAND_VM_APPEND:-}" \
+  -append "console=ttyS0 quiet panic=-1 coolhand_expect=$expect ${COOLHAND_VM_APPEND:-}" \
   -acpitable file="$work/tz.aml" \
   -nographic -no-reboot -net none -monitor none \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
