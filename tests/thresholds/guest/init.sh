@@ -194,6 +194,9 @@ if [ "$MODE" = thresholds ]; then
 	check "SIGTERM: daemon's thresholds flushed" sh -c "$P get $TZ | grep -qx 'count 0'"
 fi
 
+check "every netlink message from the kernel decoded (none dropped)" \
+	sh -c "! grep -q 'netlink: dropped' $LOG"
+
 # 7. The kernel log.
 dmesg -r >/tmp/dmesg.txt
 check "dmesg has no oops/WARN/BUG" sh -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace' /tmp/dmesg.txt"
