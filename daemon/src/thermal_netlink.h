@@ -77,8 +77,8 @@ using ThermalEventSink = std::function<void(const ThermalEvent&)>;
 
 // User-threshold requests (include/uapi/linux/thermal.h, 6.13+; verified
 // against Debian's 6.16.12 kernel, see docs/daemon.md). Both ask for an ACK;
-// the kernel answers EPERM without CAP_SYS_ADMIN and EOPNOTSUPP-like errors
-// (unknown command) on older kernels.
+// the commands need CAP_SYS_ADMIN, and kernels before 6.13 do not know them
+// (the 6.1 guest answers THRESHOLD_GET with an error).
 enum class ThresholdWay : std::uint32_t { up = 1, down = 2 };  // THERMAL_THRESHOLD_WAY_*
 using NlMsgPtr = std::unique_ptr<nl_msg, void (*)(nl_msg*)>;
 // THRESHOLD_FLUSH {TZ_ID}: drop every user threshold of zone `tz_id`.
