@@ -4,14 +4,16 @@
 # with sudo available). Used by both README commands and by .ci/run.
 #
 #   scripts/install-deps.sh          build + unit/e2e test dependencies
-#   scripts/install-deps.sh --vm     also what the kernel-module qemu tests need
+#   scripts/install-deps.sh --vm     also what the qemu tests need (kernel module,
+#                                    user thresholds: acpica-tools' iasl and a
+#                                    trixie-backports kernel, downloaded only)
 set -euo pipefail
 
 want_vm=0
 for arg in "$@"; do
   case "$arg" in
     --vm) want_vm=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -31,7 +33,7 @@ pkgs=(
   dbus
 )
 if [ "$want_vm" -eq 1 ]; then
-  pkgs+=(linux-headers-amd64 linux-source-6.1 qemu-system-x86 busybox-static cpio kmod)
+  pkgs+=(linux-headers-amd64 linux-source-6.1 qemu-system-x86 busybox-static cpio kmod acpica-tools)
 fi
 
 missing=()
@@ -50,5 +52,7 @@ if [ "$want_vm" -eq 1 ]; then
   # The guest kernel: take vmlinuz out of Debian's image package without
   # installing it (installing rebuilds an initramfs nobody needs, ~40 s).
   "$(dirname "$0")/fetch-guest-kernel.sh"
+  # A kernel with thermal netlink user thresholds (6.13+) for tests/thresholds.
+  "$(dirname "$0")/fetch-threshold-kernel.sh"
 fi
 echo "install-deps.sh: all dependencies present"

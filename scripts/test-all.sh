@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything, build, and run every test coolhand has:
 #   1. the release build with warnings as errors: unit, config, simulator,
-#      daemon end-to-end tests and the kernel-module tests in a qemu guest;
+#      daemon end-to-end tests, and the qemu guest tests (kernel module;
+#      coolhandd on 6.16 with user thresholds and on 6.1 without);
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the YAML loader fuzzer for a bounded time;
 #   4. clang-format over the C++ sources.

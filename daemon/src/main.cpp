@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     }
   }
   rt->on_window = [&](std::uint32_t tz, const coolhand::policy::Window& w) {
-    if (nl && nl->thresholds_supported()) (void)nl->set_window(tz, w);
+    return nl && nl->thresholds_supported() && nl->set_window(tz, w);
   };
   if (chnl) {
     rt->program_module_window = [&](std::uint32_t zone, const coolhand::policy::Window& w) {
@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
   log.info("coolhandd {} running: {}", COOLHAND_VERSION, rt->status_line());
   const int code = ev.run();
   rt->restore_all();
+  if (nl) nl->flush_thresholds();
   if (nl) log.info("thermal netlink: {}", cd::counters_line(nl->counters()));
   if (chnl) log.info("coolhand netlink: {}", cd::counters_line(chnl->counters()));
   log.info("stopped; original knob values restored");

@@ -12,6 +12,7 @@ namespace coolhand::daemon {
 namespace {
 constexpr policy::Millis kLostRetryCap{5000};
 constexpr policy::Millis kMinWake{10};
+constexpr int kMaxSettleSteps = 4;
 }  // namespace
 
 // Which kernel family pushes a sensor's temperature (rules in runtime.h).
@@ -242,26 +243,51 @@ void Runtime::write_event_window(const std::string& path, const policy::Window& 
 // Hand a changed window to the kernel: module-driven zones through
 // WINDOW_SET with the event_window file as the fallback; thermal-driven
 // ones to on_window (thresholds) plus the event_window of a coolhand zone.
-void Runtime::send_window(const SensorSlot& s, const policy::Window& w) {
+// True when the kernel now watches exactly `w` for the zone (see recheck).
+bool Runtime::send_window(const SensorSlot& s, const policy::Window& w) {
   const SensorBinding& b = *s.binding;
   if (s.events == EventSource::module) {
     if (program_module_window && !opts_.dry_run) {
       const Status st = program_module_window(*b.coolhand_zone_id, w);
-      if (st) return;
+      if (st) return false;
       log_.debug("sensor {}: {}; writing event_window", s.name, st.error().to_string());
     }
     if (b.event_window_path) write_event_window(*b.event_window_path, w);
-    return;
+    return false;
   }
   if (b.event_window_path) write_event_window(*b.event_window_path, w);
-  if (on_window && b.thermal_zone_id) on_window(*b.thermal_zone_id, w);
+  return on_window && b.thermal_zone_id && on_window(*b.thermal_zone_id, w);
+}
+
+// A kernel that watches `w` reports only crossings, so a value that left
+// `w` while the thresholds were being programmed would go unseen: read the
+// zone once and hand the value on only when it is outside `w` (the kernel
+// fires UP at >= high and DOWN at <= low). A failed read goes through
+// sample() so failure counting and retries apply.
+void Runtime::recheck(std::size_t i, const policy::Window& w, Time now) {
+  Bound& b = *bound_;
+  SensorSlot& s = b.sensors[i];
+  auto text = fs_.read(s.binding->path);
+  auto value = text ? parse_temperature(*text, s.binding->scale_to_mc, s.binding->path)
+                    : Result<MilliC>(text.error());
+  if (!value) {
+    sample(i, now);
+    return;
+  }
+  log_.debug("recheck {} = {} m°C", s.name, value->mc());
+  if (*value > w.low && *value < w.high) return;
+  b.engine->set_sensor(s.id, *value, now);
+  s.last_sample = now;
+  ++counters_.samples;
+  dirty_ = true;
 }
 
 void Runtime::schedule_polls(Time now) {
   Bound& b = *bound_;
   const auto& sampling = b.doc.spec.sampling;
   const policy::Decision& d = *b.last;
-  for (SensorSlot& s : b.sensors) {
+  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
+    SensorSlot& s = b.sensors[i];
     const bool failing = !s.binding || s.failures > 0 || s.lost;
     if (failing) continue;  // sample() scheduled the retry
     if (s.events != EventSource::none) {
@@ -270,8 +296,9 @@ void Runtime::schedule_polls(Time now) {
       const bool changed =
           !s.sent_window || s.sent_window->low != w.low || s.sent_window->high != w.high;
       if (changed) {
-        send_window(s, w);
+        const bool watched = send_window(s, w);
         s.sent_window = w;
+        if (watched) recheck(i, w, now);
       }
       continue;
     }
@@ -358,7 +385,11 @@ std::optional<Time> Runtime::tick(Time now) {
   }
   const bool due = b.last && b.last->next_step && *b.last->next_step <= now;
   if (dirty_ || due || !b.last) step(now);
+  // A recheck after new kernel thresholds may have found the value outside
+  // them: settle now, but never loop unboundedly on a zone that keeps moving.
+  for (int i = 1; dirty_ && i < kMaxSettleSteps; ++i) step(now);
   std::optional<Time> wake = b.last->next_step;
+  if (dirty_ && (!wake || *wake > now + kMinWake)) wake = now + kMinWake;
   for (const SensorSlot& s : b.sensors) {
     if (s.next_poll && (!wake || *s.next_poll < *wake)) wake = s.next_poll;
   }

@@ -15,7 +15,10 @@
 //   - a thermal zone, or a coolhand zone through its mirrored thermal zone,
 //     while the thermal family is subscribed: SAMPLING_TEMP, TRIP_UP/DOWN,
 //     THRESHOLD_UP/DOWN. Its window goes to on_window (user thresholds,
-//     6.13+) and, for a coolhand zone, to its event_window file.
+//     6.13+) and, for a coolhand zone, to its event_window file. After the
+//     kernel accepts new thresholds the zone is read once from sysfs; a value
+//     already outside the new window is handed to the engine and stepped on
+//     at once (at most kMaxSettleSteps times per tick).
 //   The window tells the kernel which changes the policy cares about. Every
 //   other sensor is polled at the engine's adaptive interval for it
 //   (Decision::poll_intervals, clamped to the policy's sampling min/max).
@@ -117,8 +120,12 @@ class Runtime {
   void restore_all();
 
   // Windows of thermal-family event-driven sensors changed (kernel
-  // thresholds, 6.13+).
-  std::function<void(std::uint32_t tz_id, const policy::Window&)> on_window;
+  // thresholds, 6.13+). Returns true when the kernel now reports crossings
+  // of this window (and nothing else) for the zone: the runtime then reads
+  // the zone once, since the kernel detects a crossing only between two of
+  // its own readings and a temperature that left the window before the
+  // thresholds were in place would never be reported.
+  std::function<bool(std::uint32_t tz_id, const policy::Window&)> on_window;
   // Program a module-driven zone's event window (coolhand WINDOW_SET). An
   // error (or no function) makes the runtime write the zone's event_window
   // file instead. Not called in dry-run mode.
@@ -150,8 +157,9 @@ class Runtime {
   void pushed_sample(SensorSlot& s, MilliC value, Time now);
   void step(Time now);
   void schedule_polls(Time now);
+  void recheck(std::size_t i, const policy::Window& w, Time now);
   void write_event_window(const std::string& path, const policy::Window& w);
-  void send_window(const SensorSlot& s, const policy::Window& w);
+  bool send_window(const SensorSlot& s, const policy::Window& w);
   void log_events(const policy::Decision& d);
   [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
   void remember_originals(const Bound& b);

@@ -10,6 +10,7 @@
 #include <netlink/socket.h>
 
 #include <array>
+#include <new>
 
 namespace coolhand::daemon {
 
@@ -27,8 +28,6 @@ constexpr std::uint8_t kEventThresholdUp = 18;
 constexpr std::uint8_t kEventThresholdDown = 19;
 constexpr std::uint8_t kCmdThresholdAdd = 8;
 constexpr std::uint8_t kCmdThresholdFlush = 10;
-constexpr std::uint32_t kThresholdWayUp = 1;
-constexpr std::uint32_t kThresholdWayDown = 2;
 constexpr std::uint32_t kFirstThresholdVersion = 2;
 constexpr std::uint16_t kNameLength = 20;  // THERMAL_NAME_LENGTH, with the NUL
 constexpr std::int32_t kMinTempMc = -100'000;
@@ -135,6 +134,43 @@ SysError malformed(std::string detail) {
 
 }  // namespace
 
+const char* to_string(ThermalEvent::Kind k) {
+  using K = ThermalEvent::Kind;
+  switch (k) {
+    case K::sample:
+      return "sample";
+    case K::tz_create:
+      return "tz_create";
+    case K::tz_delete:
+      return "tz_delete";
+    case K::tz_enable:
+      return "tz_enable";
+    case K::tz_disable:
+      return "tz_disable";
+    case K::trip_up:
+      return "trip_up";
+    case K::trip_down:
+      return "trip_down";
+    case K::trip_change:
+      return "trip_change";
+    case K::cdev_add:
+      return "cdev_add";
+    case K::cdev_delete:
+      return "cdev_delete";
+    case K::cdev_update:
+      return "cdev_update";
+    case K::gov_change:
+      return "gov_change";
+    case K::threshold_up:
+      return "threshold_up";
+    case K::threshold_down:
+      return "threshold_down";
+    case K::other:
+      break;
+  }
+  return "other";
+}
+
 ThermalMessageHandler::ThermalMessageHandler(int family_id, ThermalEventSink sink, Logger& log)
     : family_id_(family_id), sink_(std::move(sink)), log_(log) {}
 
@@ -208,8 +244,81 @@ bool ThermalMessageHandler::handle(nl_msg* msg) {
     last_seq_ = seq;
   }
   ++counters_.accepted;
+  if (ev->tz_id && ev->temperature) {
+    log_.debug("netlink: {} zone {} at {} m°C", to_string(ev->kind), *ev->tz_id,
+               ev->temperature->mc());
+  }
   sink_(*ev);
   return gap;
+}
+
+// ---------------------------------------------------------------- requests --
+
+namespace {
+Result<NlMsgPtr> threshold_request(int family_id, std::uint8_t cmd, std::uint32_t tz_id) {
+  NlMsgPtr m(nlmsg_alloc(), &nlmsg_free);
+  if (!m) return SysError{"netlink", "alloc", ENOMEM, {}};
+  if (!genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_id, 0, NLM_F_REQUEST | NLM_F_ACK, cmd,
+                   THERMAL_GENL_VERSION) ||
+      nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, tz_id) < 0) {
+    return SysError{"netlink", "threshold request", ENOMEM, {}};
+  }
+  return m;
+}
+}  // namespace
+
+Result<NlMsgPtr> encode_threshold_flush(int family_id, std::uint32_t tz_id) {
+  return threshold_request(family_id, kCmdThresholdFlush, tz_id);
+}
+
+Result<NlMsgPtr> encode_threshold_add(int family_id, std::uint32_t tz_id, policy::MilliC temp,
+                                      ThresholdWay way) {
+  auto m = threshold_request(family_id, kCmdThresholdAdd, tz_id);
+  if (!m) return m;
+  // The kernel reads the temperature with nla_get_u32 into an int.
+  if (nla_put_u32(m->get(), kAttrThresholdTemp, static_cast<std::uint32_t>(temp.mc())) < 0 ||
+      nla_put_u32(m->get(), kAttrThresholdDirection, static_cast<std::uint32_t>(way)) < 0) {
+    return SysError{"netlink", "threshold request", ENOMEM, {}};
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------- receiver --
+
+void ThermalReceiver::CbDeleter::operator()(nl_cb* c) const {
+  nl_cb_put(c);
+}
+
+ThermalReceiver::ThermalReceiver(int family_id, ThermalEventSink sink, Logger& log)
+    : log_(log), handler_(family_id, std::move(sink), log), cb_(nl_cb_alloc(NL_CB_DEFAULT)) {
+  if (!cb_) throw std::bad_alloc();
+  nl_cb_set(
+      cb_.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, [](nl_msg*, void*) -> int { return NL_OK; },
+      nullptr);
+  nl_cb_set(
+      cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
+      [](nl_msg* m, void* self) -> int {
+        (void)static_cast<ThermalMessageHandler*>(self)->handle(m);  // gaps are counted
+        return NL_OK;
+      },
+      &handler_);
+}
+ThermalReceiver::~ThermalReceiver() = default;
+
+bool ThermalReceiver::drain(nl_sock* sock) {
+  const std::uint64_t gaps_before = handler_.counters().gaps;
+  for (;;) {
+    const int r = nl_recvmsgs_report(sock, cb_.get());
+    if (r > 0) continue;
+    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
+      ++handler_.mutable_counters().overruns;
+      log_.warning("netlink: receive buffer overrun; resynchronising from sysfs");
+      return true;
+    }
+    if (r < 0 && r != -NLE_AGAIN) log_.debug("netlink: receive: {}", nl_geterror(r));
+    break;
+  }
+  return handler_.counters().gaps != gaps_before;
 }
 
 // ------------------------------------------------------------------ socket --
@@ -217,12 +326,9 @@ bool ThermalMessageHandler::handle(nl_msg* msg) {
 void ThermalNetlink::SockDeleter::operator()(nl_sock* s) const {
   nl_socket_free(s);
 }
-void ThermalNetlink::CbDeleter::operator()(nl_cb* c) const {
-  nl_cb_put(c);
-}
 
 ThermalNetlink::ThermalNetlink(int family, ThermalEventSink sink, Logger& log)
-    : family_(family), log_(log), handler_(family, std::move(sink), log) {}
+    : family_(family), log_(log), receiver_(family, std::move(sink), log) {}
 ThermalNetlink::~ThermalNetlink() = default;
 
 int ThermalNetlink::fd() const {
@@ -249,32 +355,22 @@ Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink si
   std::unique_ptr<ThermalNetlink> t(new ThermalNetlink(family, std::move(sink), log));
   t->events_.reset(ev->release());
   t->commands_.reset(cmd->release());
-  for (const char* group : {THERMAL_GENL_EVENT_GROUP_NAME, THERMAL_GENL_SAMPLING_GROUP_NAME}) {
+  auto group_id = [&](const char* group) -> Result<int> {
     const int g = genl_ctrl_resolve_grp(t->events_.get(), THERMAL_GENL_FAMILY_NAME, group);
     if (g < 0) return SysError{"netlink", std::string("group ") + group, 0, nl_geterror(g)};
-    if (int e = nl_socket_add_membership(t->events_.get(), g); e < 0) {
-      return SysError{"netlink", std::string("join ") + group, 0, nl_geterror(e)};
-    }
+    return g;
+  };
+  auto event_group = group_id(THERMAL_GENL_EVENT_GROUP_NAME);
+  if (!event_group) return event_group.error();
+  auto sampling_group = group_id(THERMAL_GENL_SAMPLING_GROUP_NAME);
+  if (!sampling_group) return sampling_group.error();
+  t->sampling_group_ = *sampling_group;
+  if (int e = nl_socket_add_membership(t->events_.get(), *event_group); e < 0) {
+    return SysError{"netlink", "join event", 0, nl_geterror(e)};
   }
-  nl_socket_disable_seq_check(t->events_.get());
   if (int e = nl_socket_set_nonblocking(t->events_.get()); e < 0) {
     return SysError{"netlink", "nonblocking", 0, nl_geterror(e)};
   }
-  t->cb_.reset(nl_cb_alloc(NL_CB_DEFAULT));
-  if (!t->cb_) return SysError{"netlink", "callbacks", ENOMEM, {}};
-  // Multicast events carry sequence number 0: a callback set of our own does
-  // not inherit nl_socket_disable_seq_check(), and libnl's default check
-  // would drop every event as a "sequence number mismatch".
-  nl_cb_set(
-      t->cb_.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, [](nl_msg*, void*) -> int { return NL_OK; },
-      nullptr);
-  nl_cb_set(
-      t->cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
-      [](nl_msg* m, void* self) -> int {
-        (void)static_cast<ThermalNetlink*>(self)->handler_.handle(m);  // gaps are counted
-        return NL_OK;
-      },
-      t.get());
 
   nl_cache* cache = nullptr;
   if (genl_ctrl_alloc_cache(t->commands_.get(), &cache) == 0) {
@@ -285,38 +381,28 @@ Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink si
     nl_cache_free(cache);
   }
   t->thresholds_ = t->version_ >= kFirstThresholdVersion;
+  if (!t->thresholds_) {
+    if (auto s = t->join_sampling(); !s) return s.error();
+  }
   return t;
 }
 
-bool ThermalNetlink::receive() {
-  const std::uint64_t gaps_before = handler_.counters().gaps;
-  for (;;) {
-    const int r = nl_recvmsgs_report(events_.get(), cb_.get());
-    if (r > 0) continue;
-    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
-      ++handler_.mutable_counters().overruns;
-      log_.warning("netlink: receive buffer overrun; resynchronising from sysfs");
-      return true;
-    }
-    if (r < 0 && r != -NLE_AGAIN) log_.debug("netlink: receive: {}", nl_geterror(r));
-    break;
+Status ThermalNetlink::join_sampling() {
+  if (sampling_joined_) return Ok{};
+  if (int e = nl_socket_add_membership(events_.get(), sampling_group_); e < 0) {
+    return SysError{"netlink", "join sampling", 0, nl_geterror(e)};
   }
-  return handler_.counters().gaps != gaps_before;
+  sampling_joined_ = true;
+  return Ok{};
 }
 
-Status ThermalNetlink::command(std::uint8_t cmd, std::uint32_t tz_id,
-                               std::optional<std::int32_t> temp,
-                               std::optional<std::uint32_t> direction) {
-  std::unique_ptr<nl_msg, void (*)(nl_msg*)> m(nlmsg_alloc(), &nlmsg_free);
-  if (!m) return SysError{"netlink", "alloc", ENOMEM, {}};
-  if (!genlmsg_put(m.get(), NL_AUTO_PORT, NL_AUTO_SEQ, family_, 0, NLM_F_REQUEST | NLM_F_ACK, cmd,
-                   THERMAL_GENL_VERSION)) {
-    return SysError{"netlink", "genlmsg_put", ENOMEM, {}};
-  }
-  nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, tz_id);
-  if (temp) nla_put_u32(m.get(), kAttrThresholdTemp, static_cast<std::uint32_t>(*temp));
-  if (direction) nla_put_u32(m.get(), kAttrThresholdDirection, *direction);
-  if (int e = nl_send_auto(commands_.get(), m.get()); e < 0) {
+bool ThermalNetlink::receive() {
+  return receiver_.drain(events_.get());
+}
+
+Status ThermalNetlink::request(Result<NlMsgPtr> msg) {
+  if (!msg) return msg.error();
+  if (int e = nl_send_auto(commands_.get(), msg->get()); e < 0) {
     return SysError{"netlink", "threshold command", 0, nl_geterror(e)};
   }
   if (int e = nl_wait_for_ack(commands_.get()); e < 0) {
@@ -327,17 +413,30 @@ Status ThermalNetlink::command(std::uint8_t cmd, std::uint32_t tz_id,
 
 Status ThermalNetlink::set_window(std::uint32_t tz_id, const policy::Window& w) {
   if (!thresholds_) return SysError{"netlink", "thresholds", EOPNOTSUPP, "family version < 2"};
-  Status s = command(kCmdThresholdFlush, tz_id, std::nullopt, std::nullopt);
+  Status s = request(encode_threshold_flush(family_, tz_id));
   if (s && w.high != policy::MilliC::max())
-    s = command(kCmdThresholdAdd, tz_id, w.high.mc(), kThresholdWayUp);
+    s = request(encode_threshold_add(family_, tz_id, w.high, ThresholdWay::up));
   if (s && w.low != policy::MilliC::min())
-    s = command(kCmdThresholdAdd, tz_id, w.low.mc(), kThresholdWayDown);
+    s = request(encode_threshold_add(family_, tz_id, w.low, ThresholdWay::down));
   if (!s) {
     thresholds_ = false;
     log_.warning("netlink: kernel thresholds unavailable ({}); relying on sampling events",
                  s.error().to_string());
+    if (auto j = join_sampling(); !j) log_.error("netlink: {}", j.error().to_string());
+    return s;
   }
+  programmed_.insert(tz_id);
+  log_.debug("netlink: zone {} thresholds: up {} m°C, down {} m°C", tz_id, w.high.mc(), w.low.mc());
   return s;
+}
+
+void ThermalNetlink::flush_thresholds() {
+  for (std::uint32_t tz : programmed_) {
+    if (auto s = request(encode_threshold_flush(family_, tz)); !s) {
+      log_.debug("netlink: flushing zone {} thresholds: {}", tz, s.error().to_string());
+    }
+  }
+  programmed_.clear();
 }
 
 }  // namespace coolhand::daemon

@@ -13,13 +13,15 @@
 //   gap: the caller must resynchronise from sysfs (as on ENOBUFS).
 // Attribute and command numbers: /usr/include/linux/thermal.h (6.1) and, for
 // the 6.13+ threshold additions absent from Debian 12's header,
-// docs/daemon.md (taken from the mainline header).
+// docs/daemon.md (taken from the mainline header; verified against Debian's
+// 6.16.12 kernel by tests/thresholds).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "coolhand/policy/engine.h"
@@ -59,6 +61,8 @@ struct ThermalEvent {
   std::string name;
 };
 
+[[nodiscard]] const char* to_string(ThermalEvent::Kind k);
+
 struct NetlinkCounters {
   std::uint64_t received = 0;
   std::uint64_t accepted = 0;
@@ -70,6 +74,18 @@ struct NetlinkCounters {
 };
 
 using ThermalEventSink = std::function<void(const ThermalEvent&)>;
+
+// User-threshold requests (include/uapi/linux/thermal.h, 6.13+; verified
+// against Debian's 6.16.12 kernel, see docs/daemon.md). Both ask for an ACK;
+// the commands need CAP_SYS_ADMIN, and kernels before 6.13 do not know them
+// (the 6.1 guest answers THRESHOLD_GET with an error).
+enum class ThresholdWay : std::uint32_t { up = 1, down = 2 };  // THERMAL_THRESHOLD_WAY_*
+using NlMsgPtr = std::unique_ptr<nl_msg, void (*)(nl_msg*)>;
+// THRESHOLD_FLUSH {TZ_ID}: drop every user threshold of zone `tz_id`.
+[[nodiscard]] Result<NlMsgPtr> encode_threshold_flush(int family_id, std::uint32_t tz_id);
+// THRESHOLD_ADD {TZ_ID, THRESHOLD_TEMP (m°C, two's complement), THRESHOLD_DIRECTION}.
+[[nodiscard]] Result<NlMsgPtr> encode_threshold_add(int family_id, std::uint32_t tz_id,
+                                                    policy::MilliC temp, ThresholdWay way);
 
 // Validates and decodes messages; owns no socket, so tests and benchmarks
 // feed it messages built with libnl.
@@ -91,11 +107,43 @@ class ThermalMessageHandler {
   std::optional<std::uint32_t> last_seq_;
 };
 
+// Drains a nonblocking netlink socket into a ThermalMessageHandler.
+// libnl's own sequence check is replaced by one that accepts every number:
+// kernel multicasts carry the kernel's sequence numbers, not replies to
+// ours, and the handler does its own gap accounting. (libnl's default check
+// rejected every event with "Message sequence number mismatch" before the
+// handler saw it; nl_socket_disable_seq_check only changes the socket's own
+// callback set, not one passed to nl_recvmsgs_report.)
+class ThermalReceiver {
+ public:
+  ThermalReceiver(int family_id, ThermalEventSink sink, Logger& log);
+  ~ThermalReceiver();
+  ThermalReceiver(const ThermalReceiver&) = delete;
+  ThermalReceiver& operator=(const ThermalReceiver&) = delete;
+
+  // Read until the socket would block. Returns true when messages were lost
+  // (ENOBUFS or a sequence gap) and the caller must resynchronise.
+  [[nodiscard]] bool drain(nl_sock* sock);
+  [[nodiscard]] const NetlinkCounters& counters() const { return handler_.counters(); }
+
+ private:
+  struct CbDeleter {
+    void operator()(nl_cb* c) const;
+  };
+  Logger& log_;
+  ThermalMessageHandler handler_;
+  std::unique_ptr<nl_cb, CbDeleter> cb_;
+};
+
 // The subscribed socket plus a second one for threshold commands.
 class ThermalNetlink {
  public:
-  // Resolve the family and join its "event" and "sampling" groups. An error
-  // when the kernel has no thermal netlink (CONFIG_THERMAL_NETLINK=n).
+  // Resolve the family and join its "event" group, and its "sampling" group
+  // only when the kernel has no user thresholds: with thresholds the kernel
+  // reports exactly the crossings of the engine's windows, while "sampling"
+  // would wake the daemon on every poll of every zone (once a second for an
+  // ACPI zone with _TZP = 10). An error when the kernel has no thermal
+  // netlink (CONFIG_THERMAL_NETLINK=n).
   [[nodiscard]] static Result<std::unique_ptr<ThermalNetlink>> open(ThermalEventSink sink,
                                                                     Logger& log);
   ~ThermalNetlink();
@@ -108,31 +156,34 @@ class ThermalNetlink {
   // sequence gap) and the caller must resynchronise from sysfs.
   [[nodiscard]] bool receive();
   // Program kernel thresholds for one zone from an engine window: flush,
-  // then an UP threshold at `high` and a DOWN threshold at `low`. Falls back
-  // (returns an error, and stops trying) on kernels without thresholds.
+  // then an UP threshold at `high` and a DOWN threshold at `low` (an infinite
+  // end gets none). On the first failure (no thresholds, no CAP_SYS_ADMIN)
+  // it returns the error, joins the "sampling" group and stops trying.
   Status set_window(std::uint32_t tz_id, const policy::Window& w);
   [[nodiscard]] bool thresholds_supported() const { return thresholds_; }
-  [[nodiscard]] const NetlinkCounters& counters() const { return handler_.counters(); }
+  // Drop the thresholds this daemon programmed (exit): they outlive the
+  // socket in the kernel and would keep firing for nobody.
+  void flush_thresholds();
+  [[nodiscard]] const NetlinkCounters& counters() const { return receiver_.counters(); }
 
  private:
   ThermalNetlink(int family, ThermalEventSink sink, Logger& log);
-  Status command(std::uint8_t cmd, std::uint32_t tz_id, std::optional<std::int32_t> temp,
-                 std::optional<std::uint32_t> direction);
+  Status join_sampling();
+  Status request(Result<NlMsgPtr> msg);
 
   struct SockDeleter {
     void operator()(nl_sock* s) const;
   };
-  struct CbDeleter {
-    void operator()(nl_cb* c) const;
-  };
   std::unique_ptr<nl_sock, SockDeleter> events_;
   std::unique_ptr<nl_sock, SockDeleter> commands_;
-  std::unique_ptr<nl_cb, CbDeleter> cb_;
   int family_;
+  int sampling_group_ = -1;
+  bool sampling_joined_ = false;
   std::uint32_t version_ = 0;
   bool thresholds_ = false;
+  std::set<std::uint32_t> programmed_;  // zone ids holding our thresholds
   Logger& log_;
-  ThermalMessageHandler handler_;
+  ThermalReceiver receiver_;
 };
 
 }  // namespace coolhand::daemon

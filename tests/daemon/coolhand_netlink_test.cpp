@@ -333,7 +333,10 @@ struct ModuleRuntimeTest : ::testing::Test {
       if (window_error) return *window_error;
       return Ok{};
     };
-    rt->on_window = [this](std::uint32_t tz, const policy::Window&) { thresholds.push_back(tz); };
+    rt->on_window = [this](std::uint32_t tz, const policy::Window&) {
+      thresholds.push_back(tz);
+      return false;
+    };
     rt->start(now);
     return rt;
   }

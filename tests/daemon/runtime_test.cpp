@@ -305,6 +305,7 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   rt->on_window = [&](std::uint32_t tz, const policy::Window& w) {
     EXPECT_EQ(tz, 0u);
     windows.push_back(w);
+    return false;  // no kernel thresholds: sampling events carry every reading
   };
   EXPECT_EQ(rt->event_zones(), std::vector<std::uint32_t>{0});
   EXPECT_FALSE(rt->tick(now + Time(1)));  // nothing to poll, no time-driven controller
@@ -321,6 +322,54 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   rt->on_zone_temperature(7, MilliC(20000), now);  // another zone: ignored
   (void)rt->tick(now);
   EXPECT_EQ(tree.read_int(kFan), 2);
+}
+
+// The kernel detects a threshold crossing only between two of its own
+// readings: a temperature that moved past the new window before the
+// thresholds were programmed is never reported. The runtime reads the zone
+// once after each window the kernel accepts.
+TEST_F(RuntimeTest, ValueThatLeftTheWindowBeforeThresholdsIsNotMissed) {
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  int programmed = 0;
+  rt->on_window = [&](std::uint32_t, const policy::Window&) {
+    if (++programmed == 1) set_temp(51000);  // moved while the thresholds went in
+    return true;
+  };
+  rt->on_zone_temperature(0, MilliC(44000), now);  // a crossing: new window
+  (void)rt->tick(now);
+  EXPECT_GE(programmed, 2);  // the value read back moved the window again
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  EXPECT_EQ(tree.read_int(kCpu), 400000);
+}
+
+TEST_F(RuntimeTest, NoRecheckWithoutKernelThresholds) {
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  rt->on_window = [&](std::uint32_t, const policy::Window&) {
+    set_temp(51000);
+    return false;  // sampling events will carry the next reading
+  };
+  rt->on_zone_temperature(0, MilliC(44000), now);
+  (void)rt->tick(now);
+  EXPECT_EQ(tree.read_int(kFan), 0);
+}
+
+TEST_F(RuntimeTest, RecheckInsideTheWindowDoesNotStepAgain) {
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  std::vector<policy::Window> windows;
+  rt->on_window = [&](std::uint32_t, const policy::Window& w) {
+    windows.push_back(w);
+    return true;
+  };
+  const auto steps = rt->counters().steps;
+  set_temp(44000);  // sysfs agrees with the event
+  rt->on_zone_temperature(0, MilliC(44000), now);
+  EXPECT_FALSE(rt->tick(now));
+  EXPECT_EQ(rt->counters().steps, steps + 1);
+  ASSERT_EQ(windows.size(), 1u);
+  EXPECT_EQ(tree.read_int(kFan), 0);
 }
 
 TEST_F(RuntimeTest, DeletedZoneIsLostAndFoundAgainOnResync) {

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Run the real coolhandd against a kernel with thermal netlink user
+# thresholds: boot Debian's trixie-backports kernel (scripts/
+# fetch-threshold-kernel.sh) in qemu with an ACPI thermal zone from
+# guest/tz.asl, pack the daemon with its shared libraries, the probe and
+# guest/init.sh into an initramfs, and report the guest's verdict.
+#
+#   run-vm-test.sh --daemon FILE --probe FILE [--work-dir DIR] [--missing REASON]
+#                  [--fallback]
+#
+# --fallback boots Debian 12's own kernel instead (scripts/
+# fetch-guest-kernel.sh, 6.1: no user thresholds) and has the guest check
+# the daemon's fallback to sampling events.
+#
+# Exit status: 0 pass; 1 fail; 77 skipped because a prerequisite is missing
+# (qemu, busybox-static, cpio, iasl, the guest kernel, the binaries).
+# With CI=true a missing prerequisite is a failure instead of a skip.
+# A pass needs both isa-debug-exit's pass code and the
+# "COOLHAND-THR-RESULT: PASS" marker on the serial console.
+#
+# Environment: COOLHAND_VM_CACHE and COOLHAND_THR_KVER (see the fetch
+# script), COOLHAND_VM_TIMEOUT (s, default 240), COOLHAND_VM_ACCEL (default
+# tcg), COOLHAND_VM_APPEND (extra kernel command line, e.g.
+# "coolhand_idle_seconds=10").
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+work=""
+daemon=""
+probe=""
+missing=""
+fallback=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --daemon) daemon="$2"; shift 2 ;;
+    --probe) probe="$2"; shift 2 ;;
+    --work-dir) work="$2"; shift 2 ;;
+    --missing) missing="$2"; shift 2 ;;
+    --fallback) fallback=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$work" ] || work="$(mktemp -d /tmp/coolhand-thr.XXXXXX)"
+
+skip() {
+  if [ "${CI:-}" = true ]; then
+    echo "run-vm-test.sh: FAIL (CI=true, prerequisite missing): $*" >&2
+    exit 1
+  fi
+  echo "run-vm-test.sh: SKIP: $*"
+  exit 77
+}
+fail() { echo "run-vm-test.sh: FAIL: $*" >&2; exit 1; }
+
+# ---- prerequisites
+[ -z "$missing" ] || skip "$missing"
+qemu="$(command -v qemu-system-x86_64 || true)"
+[ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (scripts/install-deps.sh --vm)"
+busybox=/bin/busybox
+[ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
+  skip "static /bin/busybox not installed (busybox-static)"
+command -v cpio >/dev/null || skip "cpio not installed"
+command -v gzip >/dev/null || skip "gzip not installed"
+command -v iasl >/dev/null || skip "iasl not installed (acpica-tools; scripts/install-deps.sh --vm)"
+expect=thresholds
+fetch=fetch-threshold-kernel.sh
+if [ "$fallback" -eq 1 ]; then
+  expect=fallback
+  fetch=fetch-guest-kernel.sh
+fi
+vmlinuz="$("$repo/scripts/$fetch" --print)"
+[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/$fetch)"
+[ -n "$daemon" ] && [ -x "$daemon" ] || skip "coolhandd '$daemon' not built"
+[ -n "$probe" ] && [ -x "$probe" ] || skip "thresholds_probe '$probe' not built"
+
+# ---- the ACPI table
+rm -rf "$work"
+mkdir -p "$work"
+iasl -p "$work/tz" "$here/guest/tz.asl" >"$work/iasl.log" 2>&1 || {
+  cat "$work/iasl.log"
+  fail "iasl could not compile guest/tz.asl"
+}
+
+# ---- initramfs: busybox, coolhandd with its libraries and loader, the probe
+root="$work/initramfs"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+  # A "busybox" link would overwrite the binary with a self-link (ELOOP).
+  [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+done
+cp "$daemon" "$root/coolhandd"
+# Every library ldd resolves, and the loader (the line without "=>").
+for lib in $(ldd "$daemon" | grep -o '/[^ ]*'); do
+  mkdir -p "$root$(dirname "$lib")"
+  cp -L "$lib" "$root$lib"
+done
+cp "$probe" "$root/thresholds_probe"
+cp "$here/guest/policy.yaml" "$root/policy.yaml"
+cp "$here/guest/init.sh" "$root/init"
+chmod +x "$root/init" "$root/coolhandd" "$root/thresholds_probe"
+echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+
+# ---- boot
+# "-machine pc": tz.asl places its CMOS region under \_SB.PCI0.S08.RTC,
+# where this machine type puts the RTC. One vCPU: the machine's two cores
+# are shared.
+log="$work/serial.log"
+echo "run-vm-test.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg}), expecting $expect"
+t0=$SECONDS
+set +e
+timeout "${COOLHAND_VM_TIMEOUT:-240}" "$qemu" -machine pc -accel "${COOLHAND_VM_ACCEL:-tcg}" \
+  -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+  -append "console=ttyS0 quiet panic=-1 coolhand_expect=$expect ${COOLHAND_VM_APPEND:-}" \
+  -acpitable file="$work/tz.aml" \
+  -nographic -no-reboot -net none -monitor none \
+  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
+status=$?
+set -e
+elapsed=$((SECONDS - t0))
+tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
+echo "run-vm-test.sh: qemu exited with $status after ${elapsed}s"
+
+# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
+[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-240}s"
+[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
+grep -q '^COOLHAND-THR-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
+! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
+echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$log") checks, VM stage ${elapsed}s)"
