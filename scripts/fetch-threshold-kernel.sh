@@ -11,8 +11,11 @@
 #
 # Result: $COOLHAND_VM_CACHE/<kver>/vmlinuz and config, with <kver> =
 # $COOLHAND_THR_KVER (default 6.16.12+deb13-amd64, the kernel the test was
-# verified on). Idempotent: an existing, non-empty vmlinuz is reused without
-# network access.
+# verified on). When that package has left the archive (backports keep only
+# recent kernels) and COOLHAND_THR_KVER is not set, the newest 6.13+ amd64
+# image in trixie(-backports) is taken instead; the chosen version is
+# recorded in $COOLHAND_VM_CACHE/threshold-kver for --print. Idempotent: an
+# existing, non-empty vmlinuz is reused without network access.
 #
 #   scripts/fetch-threshold-kernel.sh            fetch
 #   scripts/fetch-threshold-kernel.sh --print    print the vmlinuz path, fetch nothing
@@ -20,6 +23,9 @@ set -euo pipefail
 
 cache="${COOLHAND_VM_CACHE:-/var/cache/coolhand-vm}"
 kver="${COOLHAND_THR_KVER:-6.16.12+deb13-amd64}"
+if [ -z "${COOLHAND_THR_KVER:-}" ] && [ -s "$cache/threshold-kver" ]; then
+  kver="$(cat "$cache/threshold-kver")"
+fi
 print_only=0
 for arg in "$@"; do
   case "$arg" in
@@ -66,11 +72,31 @@ apt_private=(
 )
 echo "fetch-threshold-kernel.sh: reading trixie(-backports) package lists (private apt state)"
 apt-get "${apt_private[@]}" update -qq || die "apt-get update (private trixie lists) failed"
-pkg="linux-image-$kver"
-(cd "$work/dl" && apt-get "${apt_private[@]}" download "$pkg" >/dev/null 2>&1) ||
-  (cd "$work/dl" && apt-get "${apt_private[@]}" download "$pkg-unsigned" >/dev/null 2>&1) ||
-  die "apt-get download $pkg failed (no longer in trixie-backports? set COOLHAND_THR_KVER)"
+# The package holding /boot/vmlinuz: linux-binary-<ver> on newer Debian
+# kernels (6.19 in trixie-backports), linux-image-<ver> (or its -unsigned
+# build) on older ones.
+download() {  # kernel version -> that package in $work/dl
+  local p
+  for p in "linux-binary-$1" "linux-image-$1" "linux-image-$1-unsigned"; do
+    rm -f "$work"/dl/*.deb
+    (cd "$work/dl" && apt-get "${apt_private[@]}" download "$p" >/dev/null 2>&1) || continue
+    dpkg-deb -c "$work"/dl/*.deb | grep "\./boot/vmlinuz-$1\$" >/dev/null && return 0
+  done
+  return 1
+}
+if ! download "$kver"; then
+  [ -z "${COOLHAND_THR_KVER:-}" ] || die "no package with /boot/vmlinuz-$kver in trixie(-backports)"
+  newest="$(apt-cache "${apt_private[@]}" pkgnames linux-image-6. |
+    sed -n 's/^linux-image-\(6\.\(1[3-9]\|[2-9][0-9]\)\.[0-9]*+deb13-amd64\)$/\1/p' | sort -V | tail -n 1)"
+  [ -n "$newest" ] || die "no 6.13+ amd64 kernel image in trixie(-backports)"
+  echo "fetch-threshold-kernel.sh: linux-image-$kver is gone; using linux-image-$newest"
+  kver="$newest"
+  dest="$cache/$kver"
+  vmlinuz="$dest/vmlinuz"
+  download "$kver" || die "no package with /boot/vmlinuz-$kver in trixie(-backports)"
+fi
 deb="$(ls "$work"/dl/*.deb | head -n 1)"
+pkg="$(basename "$deb")"
 mkdir "$work/root"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work/root" ./boot
 [ -s "$work/root/boot/vmlinuz-$kver" ] || die "$deb has no boot/vmlinuz-$kver"
@@ -85,4 +111,5 @@ $SUDO cp "$work/root/boot/vmlinuz-$kver" "$tmpdest/vmlinuz"
 $SUDO rm -rf "$dest"
 $SUDO mv "$tmpdest" "$dest"
 $SUDO chmod -R a+rX "$dest"
+echo "$kver" | $SUDO tee "$cache/threshold-kver" >/dev/null
 echo "fetch-threshold-kernel.sh: $vmlinuz ($pkg)"

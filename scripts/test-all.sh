@@ -5,7 +5,8 @@
 #      coolhandd on 6.16 with user thresholds and on 6.1 without);
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the YAML loader fuzzer for a bounded time;
-#   4. clang-format over the C++ sources.
+#   4. clang-format over the C++ sources;
+#   5. clang-tidy (root .clang-tidy) over the shipped sources, failing on any finding.
 # This is the README's second command and what .ci/run calls.
 #
 # Environment: JOBS (default: nproc), FUZZ_SECONDS (default 60),
@@ -52,6 +53,9 @@ scripts/run-fuzz.sh "$fuzz_seconds"
 
 stage "clang-format"
 scripts/check-format.sh
+
+stage "clang-tidy"
+JOBS="$jobs" scripts/run-clang-tidy.sh build
 
 stage "done"
 echo "test-all.sh: all stages passed in ${SECONDS}s"

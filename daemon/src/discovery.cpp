@@ -32,7 +32,7 @@ std::optional<std::string> find_dir_by_attr(const Sysfs& fs, const std::string& 
   if (!entries) return std::nullopt;
   for (const auto& e : *entries) {
     if (!starts_with(e, prefix)) continue;
-    auto v = fs.read(cls + "/" + e + "/" + std::string(attr));
+    auto v = fs.read(fmt::format("{}/{}/{}", cls, e, attr));
     if (v && trim_line(*v) == want) return e;
   }
   return std::nullopt;
@@ -163,7 +163,7 @@ Result<std::vector<Found>> find_cpufreq(const Sysfs& fs, const DeviceKnob& k) {
   if (policies.empty()) return bind_error(cls, "no cpufreq policy*");
   std::vector<Found> out;
   for (const auto& p : policies) {
-    const std::string base = cls + "/" + p + "/";
+    const std::string base = fmt::format("{}/{}/", cls, p);
     auto lo = read_int(fs, base + "cpuinfo_min_freq");
     if (!lo) return lo.error();
     auto hi = read_int(fs, base + "cpuinfo_max_freq");

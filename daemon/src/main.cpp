@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -81,7 +83,9 @@ void release_startup_memory(cd::Logger& log) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_daemon(int argc, char** argv) {
   Options o;
   CLI::App app{"coolhandd: thermal policy daemon for Linux handhelds"};
   app.add_option("--config", o.config, "Policy file")->capture_default_str();
@@ -168,6 +172,18 @@ int main(int argc, char** argv) {
     return kExitBadPolicy;
   }
   rt = std::move(*created);
+  // An exception that escapes the loop must not leave devices throttled:
+  // main() catches it, so the stack unwinds through here and every knob
+  // gets its original value back.
+  struct RestoreOnUnwind {
+    explicit RestoreOnUnwind(std::unique_ptr<cd::Runtime>& r) : rt(r) {}
+    RestoreOnUnwind(const RestoreOnUnwind&) = delete;
+    RestoreOnUnwind& operator=(const RestoreOnUnwind&) = delete;
+    ~RestoreOnUnwind() {
+      if (std::uncaught_exceptions() > 0 && rt) rt->restore_all();
+    }
+    std::unique_ptr<cd::Runtime>& rt;
+  } restore_on_unwind{rt};
 
   std::unique_ptr<cd::Logind> logind;
   if (real_sys && !o.once) {
@@ -319,4 +335,17 @@ int main(int argc, char** argv) {
   if (chnl) log.info("coolhand netlink: {}", cd::counters_line(chnl->counters()));
   log.info("stopped; original knob values restored");
   return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_daemon(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "<2>coolhandd: fatal: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "<2>coolhandd: fatal: unknown exception\n");
+  }
+  return 1;
 }

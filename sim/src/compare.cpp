@@ -27,13 +27,13 @@ bool holds_limit(const Metrics& m, double limit_c) {
 }  // namespace
 
 std::variant<CompareResult, std::string> run_compare(
-    const ModelSpec& model, std::vector<Workload> workloads,
+    const ModelSpec& model, const std::vector<Workload>& workloads,
     const std::vector<ControllerChoice>& controllers, std::uint64_t seed) {
   const auto start = std::chrono::steady_clock::now();
   CompareResult r;
   r.skin_limit_c = model.skin_limit_c;
   for (const auto& c : controllers) r.controllers.push_back(c.label);
-  for (auto& w : workloads) {
+  for (const auto& w : workloads) {
     r.scenarios.push_back(w.name());
     std::vector<CompareCell> row;
     for (const auto& c : controllers) {

@@ -5,6 +5,7 @@
 #include "coolhand/sim/kernel_thermal.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -64,7 +65,7 @@ std::vector<CoolingDevice> cooling_devices_for(const ModelSpec& model) {
     c.max_state = d.max_level();
     if (d.energy_model)
       for (double w : d.power_w)
-        c.state_power_mw.push_back(static_cast<std::uint32_t>(w * 1000.0 + 0.5));
+        c.state_power_mw.push_back(static_cast<std::uint32_t>(std::lround(w * 1000.0)));
     out.push_back(std::move(c));
   }
   return out;
@@ -290,6 +291,7 @@ void KernelThermal::fair_share(Zone& z, std::size_t trip) {
       total_weight += static_cast<int>(in.weight);
       ++total_instance;
     }
+  if (total_instance == 0) return;
   const long num_trips = static_cast<long>(z.spec.trips.size());
   for (auto& in : z.instances) {
     if (in.trip != trip) continue;

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 
@@ -199,7 +201,7 @@ int cmd_compare(CompareArgs a) {
   std::vector<ControllerChoice> choices;
   for (const auto& p : a.policies) choices.push_back({stem(p), std::nullopt, load_policy(p)});
   for (const auto& g : a.governors) choices.push_back({g, parse_governor(g), std::nullopt});
-  auto res = run_compare(spec, std::move(workloads), choices, a.seed);
+  auto res = run_compare(spec, workloads, choices, a.seed);
   if (auto* e = std::get_if<std::string>(&res)) throw Failure(*e);
   const auto& r = std::get<CompareResult>(res);
   std::cout << format_text(r);
@@ -224,7 +226,9 @@ int cmd_compare(CompareArgs a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_sim(int argc, char** argv) {
   CLI::App app{
       "coolhand-sim: closed-loop handheld thermal simulation with the coolhand policy engine and "
       "Linux 6.1 governor baselines. With no arguments, runs the bundled reference scenario "
@@ -277,4 +281,17 @@ int main(int argc, char** argv) {
     std::cerr << "coolhand-sim: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_sim(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "coolhand-sim: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "coolhand-sim: error: unknown exception\n");
+  }
+  return 1;
 }

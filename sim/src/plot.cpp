@@ -88,18 +88,22 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"frame\"/>\n", x0,
       y0, w, kPanelH);
   const double ys = nice_step(hi - lo);
-  for (double v = std::ceil(lo / ys) * ys; v <= hi + 1e-9; v += ys) {
+  for (auto k = static_cast<long>(std::ceil(lo / ys)); static_cast<double>(k) * ys <= hi + 1e-9;
+       ++k) {
+    const double v = static_cast<double>(k) * ys;
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{:g}{}</text>\n",
         x0, Y(v), x0 + w, Y(v), x0 - 6, Y(v) + 4, std::round(v * 1000) / 1000, p.unit);
   }
   const double xs = nice_step(t_end / 60.0) * 60.0;
-  for (double t = 0; t <= t_end + 1e-9; t += xs)
+  for (long k = 0; static_cast<double>(k) * xs <= t_end + 1e-9; ++k) {
+    const double t = static_cast<double>(k) * xs;
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{:g} min</text>\n",
         X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15, std::round(t / 6.0) / 10.0);
+  }
   if (p.limit)
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"limit\"/>"

@@ -25,6 +25,7 @@ class MilliC {
   [[nodiscard]] constexpr std::int32_t mc() const { return mc_; }
   [[nodiscard]] constexpr double celsius() const { return mc_ / 1000.0; }
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>.
   constexpr auto operator<=>(const MilliC&) const = default;
   constexpr MilliC operator+(MilliC o) const { return MilliC(mc_ + o.mc_); }
   constexpr MilliC operator-(MilliC o) const { return MilliC(mc_ - o.mc_); }

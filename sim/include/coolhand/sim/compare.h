@@ -34,7 +34,7 @@ struct CompareResult {
 
 // Errors (a policy not matching the model) come back as text.
 [[nodiscard]] std::variant<CompareResult, std::string> run_compare(
-    const ModelSpec& model, std::vector<Workload> workloads,
+    const ModelSpec& model, const std::vector<Workload>& workloads,
     const std::vector<ControllerChoice>& controllers, std::uint64_t seed);
 
 // The targets for each coolhand policy against the kernel baselines, per
