@@ -119,12 +119,6 @@ ModuleWindow module_window(const policy::Window& w) {
   return {static_cast<std::int32_t>(low), static_cast<std::int32_t>(high)};
 }
 
-std::string counters_line(const NetlinkCounters& c) {
-  return fmt::format(
-      "received {}, accepted {}, spoofed {}, malformed {}, foreign {}, overruns {}, gaps {}",
-      c.received, c.accepted, c.spoofed, c.malformed, c.foreign, c.overruns, c.gaps);
-}
-
 CoolhandMessageHandler::CoolhandMessageHandler(int family_id, CoolhandEventSink sink, Logger& log)
     : family_id_(family_id), sink_(std::move(sink)), log_(log) {}
 
@@ -206,22 +200,9 @@ Result<CoolhandEvent> CoolhandMessageHandler::decode(nl_msg* msg) const {
 }
 
 bool CoolhandMessageHandler::handle(nl_msg* msg) {
-  ++counters_.received;
-  if (const sockaddr_nl* src = nlmsg_get_src(msg); src && src->nl_pid != 0) {
-    ++counters_.spoofed;
-    log_.debug("coolhand netlink: dropped a message from port {} (not the kernel)", src->nl_pid);
-    return false;
-  }
-  auto ev = decode(msg);
-  if (!ev) {
-    if (ev.error().detail == "foreign") {
-      ++counters_.foreign;
-    } else {
-      ++counters_.malformed;
-      log_.debug("coolhand netlink: dropped: {}", ev.error().to_string());
-    }
-    return false;
-  }
+  const auto ev = screen<CoolhandEvent>(msg, counters_, log_, "coolhand netlink",
+                                        [this](nl_msg* m) { return decode(m); });
+  if (!ev) return false;
   bool gap = false;
   if (last_seq_ && ev->seq != static_cast<std::uint32_t>(*last_seq_ + 1)) {
     ++counters_.gaps;
@@ -239,27 +220,18 @@ bool CoolhandMessageHandler::handle(nl_msg* msg) {
 void CoolhandNetlink::SockDeleter::operator()(nl_sock* s) const {
   nl_socket_free(s);
 }
-void CoolhandNetlink::CbDeleter::operator()(nl_cb* c) const {
-  nl_cb_put(c);
-}
 
 CoolhandNetlink::CoolhandNetlink(int family, CoolhandEventSink sink, Logger& log)
-    : family_(family), log_(log), handler_(family, std::move(sink), log) {}
+    : family_(family),
+      log_(log),
+      handler_(family, std::move(sink), log),
+      receiver_([this](nl_msg* m) { (void)handler_.handle(m); }, handler_.mutable_counters(), log,
+                "coolhand netlink") {}
 CoolhandNetlink::~CoolhandNetlink() = default;
 
 int CoolhandNetlink::fd() const {
   return nl_socket_get_fd(events_.get());
 }
-
-namespace {
-Result<std::unique_ptr<nl_sock, void (*)(nl_sock*)>> connect_genl() {
-  std::unique_ptr<nl_sock, void (*)(nl_sock*)> s(nl_socket_alloc(), &nl_socket_free);
-  if (!s) return SysError{"netlink", "socket", ENOMEM, {}};
-  if (int e = genl_connect(s.get()); e < 0)
-    return SysError{"netlink", "genl_connect", 0, nl_geterror(e)};
-  return s;
-}
-}  // namespace
 
 Result<std::unique_ptr<CoolhandNetlink>> CoolhandNetlink::open(CoolhandEventSink sink,
                                                                Logger& log) {
@@ -280,50 +252,15 @@ Result<std::unique_ptr<CoolhandNetlink>> CoolhandNetlink::open(CoolhandEventSink
   if (g < 0) return SysError{"netlink", "group coolhand/events", 0, nl_geterror(g)};
   if (int e = nl_socket_add_membership(c->events_.get(), g); e < 0)
     return SysError{"netlink", "join coolhand/events", 0, nl_geterror(e)};
-  nl_socket_disable_seq_check(c->events_.get());
   if (int e = nl_socket_set_nonblocking(c->events_.get()); e < 0)
     return SysError{"netlink", "nonblocking", 0, nl_geterror(e)};
-  c->cb_.reset(nl_cb_alloc(NL_CB_DEFAULT));
-  if (!c->cb_) return SysError{"netlink", "callbacks", ENOMEM, {}};
-  // Multicast events carry sequence number 0: a callback set of our own does
-  // not inherit nl_socket_disable_seq_check(), and libnl's default check
-  // would drop every event as a "sequence number mismatch".
-  nl_cb_set(
-      c->cb_.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, [](nl_msg*, void*) -> int { return NL_OK; },
-      nullptr);
-  nl_cb_set(
-      c->cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
-      [](nl_msg* m, void* self) -> int {
-        (void)static_cast<CoolhandNetlink*>(self)->handler_.handle(m);  // gaps are counted
-        return NL_OK;
-      },
-      c.get());
 
-  nl_cache* cache = nullptr;
-  if (genl_ctrl_alloc_cache(c->commands_.get(), &cache) == 0) {
-    if (genl_family* f = genl_ctrl_search_by_name(cache, COOLHAND_GENL_NAME)) {
-      c->version_ = static_cast<std::uint32_t>(genl_family_get_version(f));
-      genl_family_put(f);
-    }
-    nl_cache_free(cache);
-  }
+  c->version_ = genl_family_version(c->commands_.get(), COOLHAND_GENL_NAME);
   return c;
 }
 
 bool CoolhandNetlink::receive() {
-  const std::uint64_t gaps_before = handler_.counters().gaps;
-  for (;;) {
-    const int r = nl_recvmsgs_report(events_.get(), cb_.get());
-    if (r > 0) continue;
-    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
-      ++handler_.mutable_counters().overruns;
-      log_.warning("coolhand netlink: receive buffer overrun; resynchronising from sysfs");
-      return true;
-    }
-    if (r < 0 && r != -NLE_AGAIN) log_.debug("coolhand netlink: receive: {}", nl_geterror(r));
-    break;
-  }
-  return handler_.counters().gaps != gaps_before;
+  return receiver_.drain(events_.get());
 }
 
 Status CoolhandNetlink::set_window(std::uint32_t zone_id, const policy::Window& w) {

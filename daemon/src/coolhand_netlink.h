@@ -26,6 +26,7 @@
 #include <optional>
 
 #include "coolhand/policy/engine.h"
+#include "genl.h"
 #include "log.h"
 #include "result.h"
 #include "thermal_netlink.h"
@@ -89,9 +90,6 @@ struct ModuleWindow {
 };
 [[nodiscard]] ModuleWindow module_window(const policy::Window& w);
 
-// One line of counters for the log: "received N, accepted N, ...".
-[[nodiscard]] std::string counters_line(const NetlinkCounters& c);
-
 // The subscribed socket plus a second one for WINDOW_SET requests.
 class CoolhandNetlink {
  public:
@@ -122,17 +120,14 @@ class CoolhandNetlink {
   struct SockDeleter {
     void operator()(nl_sock* s) const;
   };
-  struct CbDeleter {
-    void operator()(nl_cb* c) const;
-  };
   std::unique_ptr<nl_sock, SockDeleter> events_;
   std::unique_ptr<nl_sock, SockDeleter> commands_;
-  std::unique_ptr<nl_cb, CbDeleter> cb_;
   int family_;
   std::uint32_t version_ = 0;
   bool window_set_ = true;
   Logger& log_;
   CoolhandMessageHandler handler_;
+  GenlReceiver receiver_;
 };
 
 }  // namespace coolhand::daemon

@@ -218,22 +218,9 @@ Result<ThermalEvent> ThermalMessageHandler::decode(nl_msg* msg) const {
 }
 
 bool ThermalMessageHandler::handle(nl_msg* msg) {
-  ++counters_.received;
-  if (const sockaddr_nl* src = nlmsg_get_src(msg); src && src->nl_pid != 0) {
-    ++counters_.spoofed;
-    log_.debug("netlink: dropped a message from port {} (not the kernel)", src->nl_pid);
-    return false;
-  }
-  auto ev = decode(msg);
-  if (!ev) {
-    if (ev.error().detail == "foreign") {
-      ++counters_.foreign;
-    } else {
-      ++counters_.malformed;
-      log_.debug("netlink: dropped: {}", ev.error().to_string());
-    }
-    return false;
-  }
+  const auto ev = screen<ThermalEvent>(msg, counters_, log_, "netlink",
+                                       [this](nl_msg* m) { return decode(m); });
+  if (!ev) return false;
   bool gap = false;
   const std::uint32_t seq = nlmsg_hdr(msg)->nlmsg_seq;
   if (seq != 0) {
@@ -285,40 +272,14 @@ Result<NlMsgPtr> encode_threshold_add(int family_id, std::uint32_t tz_id, policy
 
 // ---------------------------------------------------------------- receiver --
 
-void ThermalReceiver::CbDeleter::operator()(nl_cb* c) const {
-  nl_cb_put(c);
-}
-
 ThermalReceiver::ThermalReceiver(int family_id, ThermalEventSink sink, Logger& log)
-    : log_(log), handler_(family_id, std::move(sink), log), cb_(nl_cb_alloc(NL_CB_DEFAULT)) {
-  if (!cb_) throw std::bad_alloc();
-  nl_cb_set(
-      cb_.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, [](nl_msg*, void*) -> int { return NL_OK; },
-      nullptr);
-  nl_cb_set(
-      cb_.get(), NL_CB_VALID, NL_CB_CUSTOM,
-      [](nl_msg* m, void* self) -> int {
-        (void)static_cast<ThermalMessageHandler*>(self)->handle(m);  // gaps are counted
-        return NL_OK;
-      },
-      &handler_);
-}
+    : handler_(family_id, std::move(sink), log),
+      receiver_([this](nl_msg* m) { (void)handler_.handle(m); }, handler_.mutable_counters(), log,
+                "netlink") {}
 ThermalReceiver::~ThermalReceiver() = default;
 
 bool ThermalReceiver::drain(nl_sock* sock) {
-  const std::uint64_t gaps_before = handler_.counters().gaps;
-  for (;;) {
-    const int r = nl_recvmsgs_report(sock, cb_.get());
-    if (r > 0) continue;
-    if (r == -NLE_NOMEM) {  // libnl's translation of ENOBUFS
-      ++handler_.mutable_counters().overruns;
-      log_.warning("netlink: receive buffer overrun; resynchronising from sysfs");
-      return true;
-    }
-    if (r < 0 && r != -NLE_AGAIN) log_.debug("netlink: receive: {}", nl_geterror(r));
-    break;
-  }
-  return handler_.counters().gaps != gaps_before;
+  return receiver_.drain(sock);
 }
 
 // ------------------------------------------------------------------ socket --
@@ -334,16 +295,6 @@ ThermalNetlink::~ThermalNetlink() = default;
 int ThermalNetlink::fd() const {
   return nl_socket_get_fd(events_.get());
 }
-
-namespace {
-Result<std::unique_ptr<nl_sock, void (*)(nl_sock*)>> connect_genl() {
-  std::unique_ptr<nl_sock, void (*)(nl_sock*)> s(nl_socket_alloc(), &nl_socket_free);
-  if (!s) return SysError{"netlink", "socket", ENOMEM, {}};
-  if (int e = genl_connect(s.get()); e < 0)
-    return SysError{"netlink", "genl_connect", 0, nl_geterror(e)};
-  return s;
-}
-}  // namespace
 
 Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink sink, Logger& log) {
   auto ev = connect_genl();
@@ -372,14 +323,7 @@ Result<std::unique_ptr<ThermalNetlink>> ThermalNetlink::open(ThermalEventSink si
     return SysError{"netlink", "nonblocking", 0, nl_geterror(e)};
   }
 
-  nl_cache* cache = nullptr;
-  if (genl_ctrl_alloc_cache(t->commands_.get(), &cache) == 0) {
-    if (genl_family* f = genl_ctrl_search_by_name(cache, THERMAL_GENL_FAMILY_NAME)) {
-      t->version_ = static_cast<std::uint32_t>(genl_family_get_version(f));
-      genl_family_put(f);
-    }
-    nl_cache_free(cache);
-  }
+  t->version_ = genl_family_version(t->commands_.get(), THERMAL_GENL_FAMILY_NAME);
   t->thresholds_ = t->version_ >= kFirstThresholdVersion;
   if (!t->thresholds_) {
     if (auto s = t->join_sampling(); !s) return s.error();

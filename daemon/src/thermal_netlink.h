@@ -25,6 +25,7 @@
 #include <string>
 
 #include "coolhand/policy/engine.h"
+#include "genl.h"
 #include "log.h"
 #include "result.h"
 
@@ -63,16 +64,6 @@ struct ThermalEvent {
 
 [[nodiscard]] const char* to_string(ThermalEvent::Kind k);
 
-struct NetlinkCounters {
-  std::uint64_t received = 0;
-  std::uint64_t accepted = 0;
-  std::uint64_t spoofed = 0;    // sender port id != 0
-  std::uint64_t malformed = 0;  // failed validation
-  std::uint64_t foreign = 0;    // not the thermal family
-  std::uint64_t overruns = 0;   // ENOBUFS
-  std::uint64_t gaps = 0;       // sequence number gaps
-};
-
 using ThermalEventSink = std::function<void(const ThermalEvent&)>;
 
 // User-threshold requests (include/uapi/linux/thermal.h, 6.13+; verified
@@ -107,13 +98,8 @@ class ThermalMessageHandler {
   std::optional<std::uint32_t> last_seq_;
 };
 
-// Drains a nonblocking netlink socket into a ThermalMessageHandler.
-// libnl's own sequence check is replaced by one that accepts every number:
-// kernel multicasts carry the kernel's sequence numbers, not replies to
-// ours, and the handler does its own gap accounting. (libnl's default check
-// rejected every event with "Message sequence number mismatch" before the
-// handler saw it; nl_socket_disable_seq_check only changes the socket's own
-// callback set, not one passed to nl_recvmsgs_report.)
+// Drains a nonblocking netlink socket into a ThermalMessageHandler
+// (GenlReceiver's rules, genl.h).
 class ThermalReceiver {
  public:
   ThermalReceiver(int family_id, ThermalEventSink sink, Logger& log);
@@ -127,12 +113,8 @@ class ThermalReceiver {
   [[nodiscard]] const NetlinkCounters& counters() const { return handler_.counters(); }
 
  private:
-  struct CbDeleter {
-    void operator()(nl_cb* c) const;
-  };
-  Logger& log_;
   ThermalMessageHandler handler_;
-  std::unique_ptr<nl_cb, CbDeleter> cb_;
+  GenlReceiver receiver_;
 };
 
 // The subscribed socket plus a second one for threshold commands.
