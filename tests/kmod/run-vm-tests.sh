@@ -43,15 +43,9 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$work" ] || work="$(mktemp -d /tmp/coolhand-vm.XXXXXX)"
 
-skip() {
-  if [ "${CI:-}" = true ]; then
-    echo "run-vm-tests.sh: FAIL (CI=true, prerequisite missing): $*" >&2
-    exit 1
-  fi
-  echo "run-vm-tests.sh: SKIP: $*"
-  exit 77
-}
-fail() { echo "run-vm-tests.sh: FAIL: $*" >&2; exit 1; }
+VM_NAME=run-vm-tests.sh
+# shellcheck source=../vm-lib.sh
+. "$here/../vm-lib.sh"
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
@@ -60,13 +54,7 @@ for build in /lib/modules/*/build; do
   [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
 done
 [ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
-qemu="$(command -v qemu-system-x86_64 || true)"
-[ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (scripts/install-deps.sh --vm)"
-busybox=/bin/busybox
-[ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
-  skip "static /bin/busybox not installed (busybox-static)"
-command -v cpio >/dev/null || skip "cpio not installed"
-command -v gzip >/dev/null || skip "gzip not installed"
+vm_check_tools
 vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
 [ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
 [ -n "$guest_bin" ] && [ -x "$guest_bin" ] || skip "guest test program '$guest_bin' not built"
@@ -89,32 +77,16 @@ ko="$work/kmod/coolhand.ko"
 
 # ---- initramfs: busybox, the module, the test program, /init
 root="$work/initramfs"
-rm -rf "$root"
-mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
-cp "$busybox" "$root/bin/busybox"
-for applet in $("$busybox" --list); do
-  # A "busybox" link would overwrite the binary with a self-link (ELOOP).
-  [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
-done
+vm_initramfs_base "$root"
 cp "$ko" "$root/coolhand.ko"
 cp "$guest_bin" "$root/coolhand_vmtest"
 cp "$here/guest/init.sh" "$root/init"
 if [ -n "$daemon_bin" ]; then
-  # The daemon is dynamically linked: its libraries and the loader go in at
-  # the paths ldd names (the loader's default search path finds them).
-  cp "$daemon_bin" "$root/coolhandd"
+  vm_copy_dynamic "$daemon_bin" "$root" coolhandd
   cp "$here/guest/daemon-policy.yaml" "$root/daemon-policy.yaml"
-  ldd "$daemon_bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
-    while read -r lib; do
-      mkdir -p "$root$(dirname "$lib")"
-      cp -L "$lib" "$root$lib"
-    done
 fi
 chmod +x "$root/init" "$root/coolhand_vmtest"
-[ -z "$daemon_bin" ] || chmod +x "$root/coolhandd"
-echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
-echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
 # ---- boot
 # TCG by default: /dev/kvm exists on some of these machines but hangs the

@@ -44,25 +44,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$work" ] || work="$(mktemp -d /tmp/coolhand-thr.XXXXXX)"
 
-skip() {
-  if [ "${CI:-}" = true ]; then
-    echo "run-vm-test.sh: FAIL (CI=true, prerequisite missing): $*" >&2
-    exit 1
-  fi
-  echo "run-vm-test.sh: SKIP: $*"
-  exit 77
-}
-fail() { echo "run-vm-test.sh: FAIL: $*" >&2; exit 1; }
+VM_NAME=run-vm-test.sh
+# shellcheck source=../vm-lib.sh
+. "$here/../vm-lib.sh"
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
-qemu="$(command -v qemu-system-x86_64 || true)"
-[ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (scripts/install-deps.sh --vm)"
-busybox=/bin/busybox
-[ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
-  skip "static /bin/busybox not installed (busybox-static)"
-command -v cpio >/dev/null || skip "cpio not installed"
-command -v gzip >/dev/null || skip "gzip not installed"
+vm_check_tools
 command -v iasl >/dev/null || skip "iasl not installed (acpica-tools; scripts/install-deps.sh --vm)"
 expect=thresholds
 fetch=fetch-threshold-kernel.sh
@@ -85,24 +73,13 @@ iasl -p "$work/tz" "$here/guest/tz.asl" >"$work/iasl.log" 2>&1 || {
 
 # ---- initramfs: busybox, coolhandd with its libraries and loader, the probe
 root="$work/initramfs"
-mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
-cp "$busybox" "$root/bin/busybox"
-for applet in $("$busybox" --list); do
-  # A "busybox" link would overwrite the binary with a self-link (ELOOP).
-  [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
-done
-cp "$daemon" "$root/coolhandd"
-# Every library ldd resolves, and the loader (the line without "=>").
-for lib in $(ldd "$daemon" | grep -o '/[^ ]*'); do
-  mkdir -p "$root$(dirname "$lib")"
-  cp -L "$lib" "$root$lib"
-done
+vm_initramfs_base "$root"
+vm_copy_dynamic "$daemon" "$root" coolhandd
 cp "$probe" "$root/thresholds_probe"
 cp "$here/guest/policy.yaml" "$root/policy.yaml"
 cp "$here/guest/init.sh" "$root/init"
-chmod +x "$root/init" "$root/coolhandd" "$root/thresholds_probe"
-echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+chmod +x "$root/init" "$root/thresholds_probe"
+vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
 # ---- boot
 # "-machine pc": tz.asl places its CMOS region under \_SB.PCI0.S08.RTC,

@@ -1,0 +1,63 @@
+# Shared by the qemu guest tests (tests/kmod/run-vm-tests.sh,
+# tests/thresholds/run-vm-test.sh); sourced, not run. The caller sets
+# VM_NAME (its script name, for messages) before sourcing.
+#
+# skip: a missing prerequisite: exit 77 (ctest SKIP_RETURN_CODE) locally,
+#       but a failure under CI=true, where nothing may be skipped.
+# fail: a real failure.
+# vm_check_tools: qemu, a static busybox, cpio and gzip; sets $qemu and
+#       $busybox.
+# vm_initramfs_base ROOT: an initramfs tree with busybox and its applets
+#       and an /etc/passwd with root and nobody.
+# vm_copy_dynamic BIN ROOT DEST: BIN as ROOT/DEST, plus every library ldd
+#       resolves for it and the loader, at the paths ldd names (the loader's
+#       default search path finds them in the guest).
+# vm_pack_initramfs ROOT OUT: a gzipped newc cpio of ROOT.
+
+skip() {
+  if [ "${CI:-}" = true ]; then
+    echo "$VM_NAME: FAIL (CI=true, prerequisite missing): $*" >&2
+    exit 1
+  fi
+  echo "$VM_NAME: SKIP: $*"
+  exit 77
+}
+fail() { echo "$VM_NAME: FAIL: $*" >&2; exit 1; }
+
+vm_check_tools() {
+  qemu="$(command -v qemu-system-x86_64 || true)"
+  [ -n "$qemu" ] || skip "qemu-system-x86_64 not installed (scripts/install-deps.sh --vm)"
+  busybox=/bin/busybox
+  [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
+    skip "static /bin/busybox not installed (busybox-static)"
+  command -v cpio >/dev/null || skip "cpio not installed"
+  command -v gzip >/dev/null || skip "gzip not installed"
+}
+
+vm_initramfs_base() {
+  local root=$1 applet
+  rm -rf "$root"
+  mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
+  cp "$busybox" "$root/bin/busybox"
+  for applet in $("$busybox" --list); do
+    # A "busybox" link would overwrite the binary with a self-link (ELOOP).
+    [ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+  done
+  echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
+  echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
+}
+
+vm_copy_dynamic() {
+  local bin=$1 root=$2 dest=$3 lib
+  cp "$bin" "$root/$dest"
+  chmod +x "$root/$dest"
+  ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
+    while read -r lib; do
+      mkdir -p "$root$(dirname "$lib")"
+      cp -L "$lib" "$root$lib"
+    done
+}
+
+vm_pack_initramfs() {
+  (cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
