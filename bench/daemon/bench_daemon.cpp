@@ -204,12 +204,9 @@ struct ModuleFixture {
     auto doc = coolhand::config::parse_policy(kModulePolicy, "bench.yaml");
     if (!doc.document) std::abort();
     auto r = cd::Runtime::create(std::move(*doc.document), fs, log,
-                                 {.dry_run = false, .module_events_available = true});
+                                 {.dry_run = false, .module_events_available = true}, &hooks);
     if (!r) std::abort();
     rt = std::move(*r);
-    rt->program_module_window = [](std::uint32_t, const coolhand::policy::Window&) {
-      return cd::Status(cd::Ok{});
-    };
     rt->start(now);
     handler = std::make_unique<cd::CoolhandMessageHandler>(
         kFamily, [this](const cd::CoolhandEvent& e) { cd::dispatch_coolhand_event(*rt, e, now); },
@@ -227,6 +224,12 @@ struct ModuleFixture {
   cd::RootedSysfs fs;
   std::FILE* devnull;
   cd::Logger log;
+  // WINDOW_SET always succeeds: the module round trip is left out.
+  struct AcceptWindows final : cd::KernelHooks {
+    cd::Status set_module_window(std::uint32_t, const coolhand::policy::Window&) override {
+      return cd::Ok{};
+    }
+  } hooks;
   std::unique_ptr<cd::Runtime> rt;
   std::unique_ptr<cd::CoolhandMessageHandler> handler;
   coolhand::policy::Time now{1000};

@@ -161,8 +161,36 @@ int run_daemon(int argc, char** argv) {
     }
   }
 
-  auto created =
-      cd::Runtime::create(std::move(*doc), fs, log, {o.dry_run, nl != nullptr, chnl != nullptr});
+  std::unique_ptr<cd::Logind> logind;
+  // What the runtime asks of the kernel and the session.
+  struct Hooks final : cd::KernelHooks {
+    Hooks(const Options& opts, cd::Logger& logger, std::unique_ptr<cd::ThermalNetlink>& thermal,
+          std::unique_ptr<cd::CoolhandNetlink>& module, std::unique_ptr<cd::Logind>& session)
+        : o(opts), log(logger), nl(thermal), chnl(module), logind(session) {}
+    bool set_thresholds(std::uint32_t tz, const coolhand::policy::Window& w) override {
+      return nl && nl->thresholds_supported() && nl->set_window(tz, w);
+    }
+    cd::Status set_module_window(std::uint32_t zone, const coolhand::policy::Window& w) override {
+      if (!chnl) return cd::KernelHooks::set_module_window(zone, w);
+      return chnl->set_window(zone, w);
+    }
+    void request_action(coolhand::policy::TripAction a, const std::string& zone) override {
+      if (o.dry_run) return;
+      if (!logind) {
+        log.error("zone {}: cannot request {} without logind", zone,
+                  coolhand::policy::to_string(a));
+        return;
+      }
+      if (auto s = logind->request(a); !s) log.error("zone {}: {}", zone, s.error().to_string());
+    }
+    const Options& o;
+    cd::Logger& log;
+    std::unique_ptr<cd::ThermalNetlink>& nl;
+    std::unique_ptr<cd::CoolhandNetlink>& chnl;
+    std::unique_ptr<cd::Logind>& logind;
+  } kernel_hooks{o, log, nl, chnl, logind};
+  auto created = cd::Runtime::create(std::move(*doc), fs, log,
+                                     {o.dry_run, nl != nullptr, chnl != nullptr}, &kernel_hooks);
   if (!created) {
     log.error("{}: {}", o.config, created.error().to_string());
     if (created.error().what == "bind") {
@@ -185,7 +213,6 @@ int run_daemon(int argc, char** argv) {
     std::unique_ptr<cd::Runtime>& rt;
   } restore_on_unwind{rt};
 
-  std::unique_ptr<cd::Logind> logind;
   if (real_sys && !o.once) {
     auto c = cd::Logind::connect(ev.raw(), [&] { rt->on_resume(cd::monotonic_now()); });
     if (c) {
@@ -195,23 +222,6 @@ int run_daemon(int argc, char** argv) {
                c.error().to_string());
     }
   }
-  rt->on_window = [&](std::uint32_t tz, const coolhand::policy::Window& w) {
-    return nl && nl->thresholds_supported() && nl->set_window(tz, w);
-  };
-  if (chnl) {
-    rt->program_module_window = [&](std::uint32_t zone, const coolhand::policy::Window& w) {
-      return chnl->set_window(zone, w);
-    };
-  }
-  rt->on_action = [&](coolhand::policy::TripAction a, const std::string& zone) {
-    if (o.dry_run) return;
-    if (!logind) {
-      log.error("zone {}: cannot request {} without logind", zone, coolhand::policy::to_string(a));
-      return;
-    }
-    if (auto s = logind->request(a); !s) log.error("zone {}: {}", zone, s.error().to_string());
-  };
-
   rt->start(cd::monotonic_now());
   if (o.once) {
     log.info("{}", rt->status_line());

@@ -1,22 +1,20 @@
-// Runtime: binding, sampling, stepping and actuation (rules in runtime.h).
+// Runtime: binding, and the shared control loop's ports over sysfs and the
+// netlink families (rules in runtime.h and coolhand/policy/loop.h).
 #include "runtime.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "coolhand.h"  // kmod/include/uapi: COOLHAND_TEMP_MIN_MC, COOLHAND_TEMP_MAX_MC
 #include "parse.h"
 
 namespace coolhand::daemon {
 
-namespace {
-constexpr policy::Millis kLostRetryCap{5000};
-constexpr policy::Millis kMinWake{10};
-constexpr int kMaxSettleSteps = 4;
-}  // namespace
-
 // Which kernel family pushes a sensor's temperature (rules in runtime.h).
 enum class EventSource : std::uint8_t { none, thermal, module };
+
+namespace {
 
 struct SensorSlot {
   std::string name;
@@ -24,11 +22,6 @@ struct SensorSlot {
   config::SensorSource source;
   std::optional<SensorBinding> binding;  // none while absent
   EventSource events = EventSource::none;
-  std::uint32_t failures = 0;  // consecutive
-  bool lost = false;
-  std::optional<Time> next_poll;
-  std::optional<Time> last_sample;
-  std::optional<policy::Window> sent_window;  // last window handed to on_window
 };
 
 struct DeviceSlot {
@@ -38,15 +31,6 @@ struct DeviceSlot {
   std::unique_ptr<Actuator> actuator;  // none while absent (or no hardware binding)
 };
 
-struct Runtime::Bound {
-  config::PolicyDocument doc;
-  std::unique_ptr<policy::Engine> engine;
-  std::vector<SensorSlot> sensors;
-  std::vector<DeviceSlot> devices;
-  const policy::Decision* last = nullptr;  // valid until the next engine step
-};
-
-namespace {
 EventSource event_source(const RuntimeOptions& o, const SensorBinding& b) {
   if (o.module_events_available && b.coolhand_zone_id) return EventSource::module;
   if (o.events_available && b.thermal_zone_id) return EventSource::thermal;
@@ -63,13 +47,197 @@ const char* describe(EventSource e) {
       return ", polled";
   }
 }
+
 }  // namespace
 
-Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts) : fs_(fs), log_(log), opts_(opts) {}
+// A compiled policy bound to hardware: the loop and its ports. The ports'
+// slots are the loop's: sensors[i] is slot i, devices[d] is DeviceId d.
+struct Runtime::Bound final : policy::SensorPort,
+                              policy::KnobPort,
+                              policy::WindowPort,
+                              policy::LoopObserver {
+  explicit Bound(Runtime& owner) : rt(owner) {}
+
+  Runtime& rt;
+  config::PolicyDocument doc;
+  std::vector<SensorSlot> sensors;
+  std::vector<DeviceSlot> devices;
+  std::unique_ptr<policy::ControlLoop> loop;
+  std::string read_error;  // the last failed read's reason (SensorRead::error)
+
+  void rebind_sensor(SensorSlot& s) {
+    auto found = find_sensor(rt.fs_, s.source);
+    if (!found) return;
+    s.binding = *found;
+    s.events = event_source(rt.opts_, *found);
+  }
+
+  // -- SensorPort
+  policy::SensorRead read(std::size_t slot, bool rebind) override {
+    SensorSlot& s = sensors[slot];
+    if (rebind) rebind_sensor(s);
+    if (!s.binding) {
+      read_error = "sensor not present";
+      return {std::nullopt, read_error};
+    }
+    auto text = rt.fs_.read(s.binding->path);
+    auto value = text ? parse_temperature(*text, s.binding->scale_to_mc, s.binding->path)
+                      : Result<MilliC>(text.error());
+    if (value) return {*value, {}};
+    read_error = value.error().to_string();
+    return {std::nullopt, read_error};
+  }
+  [[nodiscard]] bool present(std::size_t slot) const override {
+    return sensors[slot].binding.has_value();
+  }
+  [[nodiscard]] policy::Delivery delivery(std::size_t slot) const override {
+    return sensors[slot].events == EventSource::none ? policy::Delivery::polled
+                                                     : policy::Delivery::pushed;
+  }
+
+  // -- KnobPort
+  [[nodiscard]] bool bound(std::size_t device) const override {
+    return devices[device].actuator != nullptr;
+  }
+  bool rebind(std::size_t device) override {
+    DeviceSlot& d = devices[device];
+    if (d.actuator || d.knob.kind == config::DeviceKnob::Kind::none) return false;
+    const auto& spec = doc.spec.devices.at(d.id.index);
+    auto found = find_knob(rt.fs_, d.knob, spec.max_level,
+                           [this](const std::string& p) { return rt.original_of(p); });
+    if (!found) return false;
+    rt.log_.info("device {}: appeared ({})", d.name, found->description);
+    d.actuator =
+        std::make_unique<Actuator>(d.name, std::move(*found), rt.fs_, rt.log_, rt.opts_.dry_run);
+    rt.remember_originals(*this);
+    return true;
+  }
+  bool apply(std::size_t device, std::uint32_t level) override {
+    return static_cast<bool>(devices[device].actuator->apply(level));
+  }
+  void verify(std::size_t device) override { (void)devices[device].actuator->verify(); }
+  void restore(std::size_t device) override { (void)devices[device].actuator->restore(); }
+
+  // -- WindowPort: module-driven zones through WINDOW_SET with the
+  // event_window file as the fallback; thermal-driven ones to the kernel's
+  // user thresholds plus the event_window of a coolhand zone.
+  bool watch(std::size_t slot, const policy::Window& w) override {
+    const SensorSlot& s = sensors[slot];
+    const SensorBinding& b = *s.binding;
+    if (s.events == EventSource::module) {
+      if (!rt.opts_.dry_run) {
+        const Status st = rt.hooks_.set_module_window(*b.coolhand_zone_id, w);
+        if (st) return false;
+        rt.log_.debug("sensor {}: {}; writing event_window", s.name, st.error().to_string());
+      }
+      if (b.event_window_path) write_event_window(*b.event_window_path, w);
+      return false;
+    }
+    if (b.event_window_path) write_event_window(*b.event_window_path, w);
+    return b.thermal_zone_id && rt.hooks_.set_thresholds(*b.thermal_zone_id, w);
+  }
+
+  // The coolhand module's window mode takes "<low> <high>" with
+  // COOLHAND_TEMP_MIN_MC <= low < high <= COOLHAND_TEMP_MAX_MC (kmod/README 3.1).
+  void write_event_window(const std::string& path, const policy::Window& w) {
+    const std::int64_t low =
+        std::clamp<std::int64_t>(w.low.mc(), COOLHAND_TEMP_MIN_MC, COOLHAND_TEMP_MAX_MC - 1);
+    const std::int64_t high = std::clamp<std::int64_t>(w.high.mc(), low + 1, COOLHAND_TEMP_MAX_MC);
+    if (rt.opts_.dry_run) {
+      rt.log_.debug("dry-run: would write '{} {}' to {}", low, high, path);
+      return;
+    }
+    if (auto st = rt.fs_.write(path, fmt::format("{} {}", low, high)); !st) {
+      rt.log_.warning("{}", st.error().to_string());
+    }
+  }
+
+  // -- LoopObserver: log lines, and trip actions to the session.
+  void sampled(std::size_t slot, MilliC value, bool pushed, Time /*now*/) override {
+    rt.log_.debug("{} {} = {} m°C", pushed ? "event" : "sample", sensors[slot].name, value.mc());
+  }
+  void read_failed(std::size_t slot, std::string_view why, Time /*now*/) override {
+    rt.log_.debug("sensor {}: {}", sensors[slot].name, why);
+  }
+  void sensor_lost(std::size_t slot, std::uint32_t failures, std::string_view why,
+                   Time /*now*/) override {
+    if (failures == 0) {
+      rt.log_.warning("sensor {}: lost ({}); its controllers go to their safe level",
+                      sensors[slot].name, why);
+      return;
+    }
+    rt.log_.warning(
+        "sensor {}: lost after {} failed reads ({}); its controllers go to their safe level",
+        sensors[slot].name, failures, why);
+  }
+  void sensor_recovered(std::size_t slot, MilliC value, Time /*now*/) override {
+    rt.log_.info("sensor {}: readable again ({} m°C); control resumes", sensors[slot].name,
+                 value.mc());
+  }
+  void stepped(const policy::Decision& d, Time now) override;
+  void level_changed(std::size_t device, const policy::DeviceDecision& dd, Time now) override;
+  void action(const policy::ActionRequest& a, Time now) override;
+};
+
+void Runtime::Bound::stepped(const policy::Decision& d, Time /*now*/) {
+  const auto& spec = doc.spec;
+  for (const auto& e : d.events) {
+    using K = policy::Event::Kind;
+    const std::string temp = e.temperature ? fmt::format(" at {} m°C", e.temperature->mc()) : "";
+    switch (e.kind) {
+      case K::trip_up:
+      case K::trip_down: {
+        const auto& z = spec.zones.at(e.index);
+        rt.log_.info("zone {}: trip {} {}{}", z.name, z.trips.at(e.detail).name,
+                     e.kind == K::trip_up ? "reached" : "left", temp);
+        break;
+      }
+      case K::severity_change:
+        rt.log_.info("zone {}: severity {}{}", spec.zones.at(e.index).name,
+                     policy::to_string(static_cast<policy::Severity>(e.detail)), temp);
+        break;
+      case K::sensor_unknown:
+      case K::sensor_known:
+        rt.log_.debug("engine: sensor {} {}", spec.sensors.at(e.index).name,
+                      policy::to_string(e.kind));
+        break;
+      default:
+        rt.log_.info("engine: {} (index {}){}", policy::to_string(e.kind), e.index, temp);
+        break;
+    }
+  }
+}
+
+void Runtime::Bound::level_changed(std::size_t device, const policy::DeviceDecision& dd,
+                                   Time /*now*/) {
+  std::string cause = "released";
+  if (dd.cause) cause = "by " + doc.spec.controllers.at(dd.cause->index).name;
+  if (dd.forced) cause = "forced by a trip";
+  rt.log_.info("device {}: level {} ({})", devices.at(device).name, dd.level, cause);
+}
+
+void Runtime::Bound::action(const policy::ActionRequest& a, Time /*now*/) {
+  const auto& zone = doc.spec.zones.at(a.zone.index);
+  rt.log_.error("zone {}: trip {} requests {}", zone.name, zone.trips.at(a.trip).name,
+                policy::to_string(a.action));
+  if (a.action == policy::TripAction::shutdown || a.action == policy::TripAction::suspend) {
+    rt.hooks_.request_action(a.action, zone.name);
+  }
+}
+
+namespace {
+KernelHooks& default_hooks() {
+  static KernelHooks hooks;
+  return hooks;
+}
+}  // namespace
+
+Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts, KernelHooks& hooks)
+    : fs_(fs), log_(log), opts_(opts), hooks_(hooks) {}
 Runtime::~Runtime() = default;
 
 const policy::Engine& Runtime::engine() const {
-  return *bound_->engine;
+  return bound_->loop->engine();
 }
 
 std::optional<std::int64_t> Runtime::original_of(const std::string& path) const {
@@ -94,15 +262,15 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
     }
     return SysError{"compile", "policy", 0, detail};
   }
-  auto b = std::make_unique<Bound>();
-  b->engine = std::move(compiled.engine);
+  auto b = std::make_unique<Bound>(*this);
   std::vector<std::string> missing;
+  std::vector<policy::SensorId> slots;
 
   for (const auto& s : doc.spec.sensors) {
     if (s.kind != policy::SensorSpec::Kind::physical) continue;
     SensorSlot slot;
     slot.name = s.name;
-    slot.id = *b->engine->sensor_id(s.name);
+    slot.id = *compiled.engine->sensor_id(s.name);
     auto src = doc.sources.find(s.name);
     if (src != doc.sources.end()) slot.source = src->second;
     auto found = find_sensor(fs_, slot.source);
@@ -115,13 +283,14 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
       log_.warning("sensor {}: not present yet ({}); controllers using it stay at their safe level",
                    s.name, found.error().to_string());
     }
+    slots.push_back(slot.id);
     b->sensors.push_back(std::move(slot));
   }
 
   for (const auto& d : doc.spec.devices) {
     DeviceSlot slot;
     slot.name = d.name;
-    slot.id = *b->engine->device_id(d.name);
+    slot.id = *compiled.engine->device_id(d.name);
     auto k = doc.knobs.find(d.name);
     if (k != doc.knobs.end()) slot.knob = k->second;
     if (slot.knob.kind == config::DeviceKnob::Kind::none) {
@@ -146,13 +315,16 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
     for (const auto& m : missing) detail += (detail.empty() ? "" : "; ") + m;
     return SysError{"bind", "policy", 0, "required hardware not found: " + detail};
   }
+  const policy::LoopConfig config{doc.spec.sampling, doc.daemon.lost_after_failures};
   b->doc = std::move(doc);
+  b->loop = std::make_unique<policy::ControlLoop>(std::move(compiled.engine), std::move(slots),
+                                                  config, policy::LoopPorts{*b, *b, *b, b.get()});
   return b;
 }
 
 Result<std::unique_ptr<Runtime>> Runtime::create(config::PolicyDocument doc, Sysfs& fs, Logger& log,
-                                                 RuntimeOptions opts) {
-  std::unique_ptr<Runtime> rt(new Runtime(fs, log, opts));
+                                                 RuntimeOptions opts, KernelHooks* hooks) {
+  std::unique_ptr<Runtime> rt(new Runtime(fs, log, opts, hooks ? *hooks : default_hooks()));
   auto b = rt->bind(std::move(doc));
   if (!b) return b.error();
   rt->bound_ = std::move(*b);
@@ -169,319 +341,62 @@ Result<std::unique_ptr<Runtime>> Runtime::create(config::PolicyDocument doc, Sys
 }
 
 void Runtime::start(Time now) {
-  for (std::size_t i = 0; i < bound_->sensors.size(); ++i) sample(i, now);
-  step(now);
-}
-
-// Read one sensor from sysfs and hand the value to the engine; apply the
-// failure counting and lost/known transitions described in runtime.h.
-void Runtime::sample(std::size_t i, Time now) {
-  Bound& b = *bound_;
-  SensorSlot& s = b.sensors[i];
-  const auto& sampling = b.doc.spec.sampling;
-  if (!s.binding || s.lost) {
-    auto found = find_sensor(fs_, s.source);
-    if (found) {
-      s.binding = *found;
-      s.events = event_source(opts_, *found);
-    }
-  }
-  Result<MilliC> value = SysError{"read", s.name, 0, "sensor not present"};
-  if (s.binding) {
-    auto text = fs_.read(s.binding->path);
-    value = text ? parse_temperature(*text, s.binding->scale_to_mc, s.binding->path)
-                 : Result<MilliC>(text.error());
-  }
-  s.last_sample = now;
-  if (value) {
-    if (s.lost) {
-      log_.info("sensor {}: readable again ({} m°C); control resumes", s.name, value->mc());
-      s.lost = false;
-    }
-    s.failures = 0;
-    b.engine->set_sensor(s.id, *value, now);
-    ++counters_.samples;
-    dirty_ = true;
-    log_.debug("sample {} = {} m°C", s.name, value->mc());
-    return;
-  }
-  ++counters_.read_failures;
-  ++s.failures;
-  log_.debug("sensor {}: {}", s.name, value.error().to_string());
-  const std::uint32_t limit = std::max<std::uint32_t>(b.doc.daemon.lost_after_failures, 1);
-  if (!s.lost && s.failures >= limit) {
-    s.lost = true;
-    ++counters_.sensors_lost;
-    log_.warning(
-        "sensor {}: lost after {} failed reads ({}); its controllers go to their safe level",
-        s.name, s.failures, value.error().to_string());
-    b.engine->set_sensor_unknown(s.id, now);
-    dirty_ = true;
-  }
-  const policy::Millis retry =
-      s.lost ? std::max(sampling.min_interval, std::min(sampling.max_interval, kLostRetryCap))
-             : sampling.min_interval;
-  s.next_poll = now + retry;
-}
-
-// The coolhand module's window mode takes "<low> <high>" with
-// -273150 <= low < high <= 500000 (kmod/README 3.1).
-void Runtime::write_event_window(const std::string& path, const policy::Window& w) {
-  constexpr std::int64_t kLowest = -273150;
-  constexpr std::int64_t kHighest = 500000;
-  const std::int64_t low = std::clamp<std::int64_t>(w.low.mc(), kLowest, kHighest - 1);
-  const std::int64_t high = std::clamp<std::int64_t>(w.high.mc(), low + 1, kHighest);
-  if (opts_.dry_run) {
-    log_.debug("dry-run: would write '{} {}' to {}", low, high, path);
-    return;
-  }
-  if (auto st = fs_.write(path, fmt::format("{} {}", low, high)); !st) {
-    log_.warning("{}", st.error().to_string());
-  }
-}
-
-// Hand a changed window to the kernel: module-driven zones through
-// WINDOW_SET with the event_window file as the fallback; thermal-driven
-// ones to on_window (thresholds) plus the event_window of a coolhand zone.
-// True when the kernel now watches exactly `w` for the zone (see recheck).
-bool Runtime::send_window(const SensorSlot& s, const policy::Window& w) {
-  const SensorBinding& b = *s.binding;
-  if (s.events == EventSource::module) {
-    if (program_module_window && !opts_.dry_run) {
-      const Status st = program_module_window(*b.coolhand_zone_id, w);
-      if (st) return false;
-      log_.debug("sensor {}: {}; writing event_window", s.name, st.error().to_string());
-    }
-    if (b.event_window_path) write_event_window(*b.event_window_path, w);
-    return false;
-  }
-  if (b.event_window_path) write_event_window(*b.event_window_path, w);
-  return on_window && b.thermal_zone_id && on_window(*b.thermal_zone_id, w);
-}
-
-// A kernel that watches `w` reports only crossings, so a value that left
-// `w` while the thresholds were being programmed would go unseen: read the
-// zone once and hand the value on only when it is outside `w` (the kernel
-// fires UP at >= high and DOWN at <= low). A failed read goes through
-// sample() so failure counting and retries apply.
-void Runtime::recheck(std::size_t i, const policy::Window& w, Time now) {
-  Bound& b = *bound_;
-  SensorSlot& s = b.sensors[i];
-  auto text = fs_.read(s.binding->path);
-  auto value = text ? parse_temperature(*text, s.binding->scale_to_mc, s.binding->path)
-                    : Result<MilliC>(text.error());
-  if (!value) {
-    sample(i, now);
-    return;
-  }
-  log_.debug("recheck {} = {} m°C", s.name, value->mc());
-  if (*value > w.low && *value < w.high) return;
-  b.engine->set_sensor(s.id, *value, now);
-  s.last_sample = now;
-  ++counters_.samples;
-  dirty_ = true;
-}
-
-void Runtime::schedule_polls(Time now) {
-  Bound& b = *bound_;
-  const auto& sampling = b.doc.spec.sampling;
-  const policy::Decision& d = *b.last;
-  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
-    SensorSlot& s = b.sensors[i];
-    const bool failing = !s.binding || s.failures > 0 || s.lost;
-    if (failing) continue;  // sample() scheduled the retry
-    if (s.events != EventSource::none) {
-      s.next_poll.reset();
-      const policy::Window& w = d.windows.at(s.id.index);
-      const bool changed =
-          !s.sent_window || s.sent_window->low != w.low || s.sent_window->high != w.high;
-      if (changed) {
-        const bool watched = send_window(s, w);
-        s.sent_window = w;
-        if (watched) recheck(i, w, now);
-      }
-      continue;
-    }
-    policy::Millis interval = sampling.max_interval;
-    if (s.id.index < d.poll_intervals.size()) interval = d.poll_intervals[s.id.index];
-    interval = std::clamp(interval, sampling.min_interval, sampling.max_interval);
-    s.next_poll = s.last_sample.value_or(now) + interval;
-  }
-}
-
-void Runtime::log_events(const policy::Decision& d) {
-  const auto& spec = bound_->doc.spec;
-  for (const auto& e : d.events) {
-    using K = policy::Event::Kind;
-    const std::string temp = e.temperature ? fmt::format(" at {} m°C", e.temperature->mc()) : "";
-    switch (e.kind) {
-      case K::trip_up:
-      case K::trip_down: {
-        const auto& z = spec.zones.at(e.index);
-        log_.info("zone {}: trip {} {}{}", z.name, z.trips.at(e.detail).name,
-                  e.kind == K::trip_up ? "reached" : "left", temp);
-        break;
-      }
-      case K::severity_change:
-        log_.info("zone {}: severity {}{}", spec.zones.at(e.index).name,
-                  policy::to_string(static_cast<policy::Severity>(e.detail)), temp);
-        break;
-      case K::sensor_unknown:
-      case K::sensor_known:
-        log_.debug("engine: sensor {} {}", spec.sensors.at(e.index).name,
-                   policy::to_string(e.kind));
-        break;
-      default:
-        log_.info("engine: {} (index {}){}", policy::to_string(e.kind), e.index, temp);
-        break;
-    }
-  }
-}
-
-// One engine evaluation and its effects: log events, write every device
-// whose decided level differs from the applied one, fire actions, and
-// reschedule polls and kernel windows from the new decision.
-void Runtime::step(Time now) {
-  Bound& b = *bound_;
-  if (last_step_ && now < *last_step_) now = *last_step_;
-  const policy::Decision& d = b.engine->step(now);
-  b.last = &d;
-  last_step_ = now;
-  dirty_ = false;
-  ++counters_.steps;
-  log_events(d);
-  for (DeviceSlot& dev : b.devices) {
-    const policy::DeviceDecision& dd = d.devices.at(dev.id.index);
-    const std::optional<std::uint32_t> applied =
-        dev.actuator ? dev.actuator->level() : std::nullopt;
-    if (dd.changed || (dev.actuator && applied != dd.level)) {
-      if (dd.changed) {
-        std::string cause = "released";
-        if (dd.cause) cause = "by " + b.doc.spec.controllers.at(dd.cause->index).name;
-        if (dd.forced) cause = "forced by a trip";
-        log_.info("device {}: level {} ({})", dev.name, dd.level, cause);
-      }
-      if (dev.actuator) (void)dev.actuator->apply(dd.level);
-    }
-  }
-  for (const auto& a : d.actions) {
-    const std::string& zone = b.doc.spec.zones.at(a.zone.index).name;
-    log_.error("zone {}: trip {} requests {}", zone,
-               b.doc.spec.zones.at(a.zone.index).trips.at(a.trip).name,
-               policy::to_string(a.action));
-    if (on_action &&
-        (a.action == policy::TripAction::shutdown || a.action == policy::TripAction::suspend)) {
-      on_action(a.action, zone);
-    }
-  }
-  schedule_polls(now);
+  bound_->loop->start(now);
 }
 
 std::optional<Time> Runtime::tick(Time now) {
-  Bound& b = *bound_;
-  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
-    const SensorSlot& s = b.sensors[i];
-    if (s.next_poll && *s.next_poll <= now) sample(i, now);
-  }
-  const bool due = b.last && b.last->next_step && *b.last->next_step <= now;
-  if (dirty_ || due || !b.last) step(now);
-  // A recheck after new kernel thresholds may have found the value outside
-  // them: settle now, but never loop unboundedly on a zone that keeps moving.
-  for (int i = 1; dirty_ && i < kMaxSettleSteps; ++i) step(now);
-  std::optional<Time> wake = b.last->next_step;
-  if (dirty_ && (!wake || *wake > now + kMinWake)) wake = now + kMinWake;
-  for (const SensorSlot& s : b.sensors) {
-    if (s.next_poll && (!wake || *s.next_poll < *wake)) wake = s.next_poll;
-  }
-  // Never ask for a wake-up in the past: that would spin the event loop.
-  if (wake && *wake <= now) wake = now + kMinWake;
-  return wake;
+  return bound_->loop->tick(now);
 }
 
 void Runtime::on_zone_temperature(std::uint32_t tz_id, MilliC value, Time now) {
-  for (SensorSlot& s : bound_->sensors) {
+  Bound& b = *bound_;
+  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
+    const SensorSlot& s = b.sensors[i];
     if (s.events != EventSource::thermal || !s.binding || s.binding->thermal_zone_id != tz_id)
       continue;
-    pushed_sample(s, value, now);
+    b.loop->push(i, value, now);
   }
 }
 
 void Runtime::on_module_zone_temperature(std::uint32_t zone_id, MilliC value, Time now) {
-  for (SensorSlot& s : bound_->sensors) {
+  Bound& b = *bound_;
+  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
+    const SensorSlot& s = b.sensors[i];
     if (s.events != EventSource::module || !s.binding || s.binding->coolhand_zone_id != zone_id)
       continue;
-    pushed_sample(s, value, now);
+    b.loop->push(i, value, now);
   }
-}
-
-// A temperature the kernel pushed for an event-driven sensor.
-void Runtime::pushed_sample(SensorSlot& s, MilliC value, Time now) {
-  if (s.failures > 0 || s.lost) return;  // recovering through sysfs reads
-  bound_->engine->set_sensor(s.id, value, now);
-  s.last_sample = now;
-  ++counters_.samples;
-  ++counters_.pushed_samples;
-  dirty_ = true;
-  log_.debug("event {} = {} m°C", s.name, value.mc());
 }
 
 void Runtime::on_zone_deleted(std::uint32_t tz_id, Time now) {
   Bound& b = *bound_;
-  for (SensorSlot& s : b.sensors) {
+  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
+    SensorSlot& s = b.sensors[i];
     if (!s.binding || s.binding->thermal_zone_id != tz_id) continue;
-    log_.warning("sensor {}: thermal zone {} deleted; lost", s.name, tz_id);
+    log_.warning("sensor {}: thermal zone {} deleted", s.name, tz_id);
     s.binding.reset();
     s.events = EventSource::none;
-    s.lost = true;
-    s.sent_window.reset();
-    ++counters_.sensors_lost;
-    b.engine->set_sensor_unknown(s.id, now);
-    dirty_ = true;
-    const auto& sampling = b.doc.spec.sampling;
-    s.next_poll =
-        now + std::max(sampling.min_interval, std::min(sampling.max_interval, kLostRetryCap));
+    b.loop->sensor_gone(i, now);
   }
 }
 
 void Runtime::resync(Time now) {
-  ++counters_.resyncs;
-  Bound& b = *bound_;
-  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
-    b.sensors[i].sent_window.reset();
-    sample(i, now);
-  }
-  for (DeviceSlot& d : b.devices) {
-    if (d.actuator || d.knob.kind == config::DeviceKnob::Kind::none) continue;
-    const auto& spec = b.doc.spec.devices.at(d.id.index);
-    auto found = find_knob(fs_, d.knob, spec.max_level,
-                           [this](const std::string& p) { return original_of(p); });
-    if (!found) continue;
-    log_.info("device {}: appeared ({})", d.name, found->description);
-    d.actuator = std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);
-    remember_originals(b);
-  }
-  step(now);
+  bound_->loop->resync(now);
 }
 
 void Runtime::verify_devices() {
-  for (DeviceSlot& d : bound_->devices) {
-    if (d.actuator) (void)d.actuator->verify();
-  }
+  bound_->loop->verify_devices();
 }
 
 void Runtime::on_resume(Time now) {
-  ++counters_.resumes;
   log_.info("resumed from suspend: re-applying device levels");
-  for (DeviceSlot& d : bound_->devices) {
-    if (d.actuator) (void)d.actuator->reapply();
-  }
-  resync(now);
+  bound_->loop->resume(now);
 }
 
 Status Runtime::reload(config::PolicyDocument doc, Time now) {
   auto nb = bind(std::move(doc));
   if (!nb) {
-    ++counters_.reload_failures;
+    ++past_.reload_failures;
     return nb.error();
   }
   Bound& fresh = **nb;
@@ -504,35 +419,55 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
   }
   // Devices kept by name start from the level they have now.
   for (auto& d : fresh.devices) {
-    for (auto& old : bound_->devices) {
-      if (old.name != d.name || !old.actuator || !d.actuator || !old.actuator->level()) continue;
-      fresh.engine->set_device_level(d.id, *old.actuator->level(), now);
+    for (std::size_t i = 0; i < bound_->devices.size(); ++i) {
+      const DeviceSlot& old = bound_->devices[i];
+      const auto level = bound_->loop->applied_level(i);
+      if (old.name != d.name || !old.actuator || !d.actuator || !level) continue;
+      fresh.loop->seed_level(d.id.index, *level, now);
     }
   }
+  // Keep the counters of the policy being replaced.
+  const policy::LoopCounters& c = bound_->loop->counters();
+  past_.samples += c.samples;
+  past_.pushed_samples += c.pushed_samples;
+  past_.read_failures += c.read_failures;
+  past_.sensors_lost += c.sensors_lost;
+  past_.steps += c.steps;
+  past_.resyncs += c.resyncs;
+  past_.resumes += c.resumes;
   bound_ = std::move(*nb);
   remember_originals(*bound_);
-  ++counters_.reloads;
+  ++past_.reloads;
   log_.info("policy reloaded: {} sensors, {} devices", bound_->sensors.size(),
             bound_->devices.size());
-  for (std::size_t i = 0; i < bound_->sensors.size(); ++i) sample(i, now);
-  last_step_.reset();
-  step(now);
+  bound_->loop->start(now);
   return Ok{};
 }
 
 void Runtime::restore_all() {
-  for (auto& d : bound_->devices) {
-    if (d.actuator) (void)d.actuator->restore();
-  }
+  bound_->loop->restore_all();
+}
+
+RuntimeCounters Runtime::counters() const {
+  RuntimeCounters out = past_;
+  const policy::LoopCounters& c = bound_->loop->counters();
+  out.samples += c.samples;
+  out.pushed_samples += c.pushed_samples;
+  out.read_failures += c.read_failures;
+  out.sensors_lost += c.sensors_lost;
+  out.steps += c.steps;
+  out.resyncs += c.resyncs;
+  out.resumes += c.resumes;
+  return out;
 }
 
 std::string Runtime::status_line() const {
-  const policy::Decision* d = bound_->last;
+  const policy::Decision* d = bound_->loop->last_decision();
   if (!d) return "starting";
   std::size_t throttled = 0;
   for (const auto& dd : d->devices) throttled += dd.level > 0 ? 1 : 0;
   std::size_t lost = 0;
-  for (const auto& s : bound_->sensors) lost += s.lost ? 1 : 0;
+  for (std::size_t i = 0; i < bound_->sensors.size(); ++i) lost += bound_->loop->sensor_lost(i);
   return fmt::format("severity {}; {} of {} devices throttled; {} sensors lost",
                      policy::to_string(d->severity), throttled, d->devices.size(), lost);
 }
@@ -554,26 +489,27 @@ std::vector<std::uint32_t> Runtime::module_event_zones() const {
 }
 
 std::optional<std::uint32_t> Runtime::device_level(std::string_view name) const {
-  for (const auto& d : bound_->devices) {
-    if (d.name == name) return d.actuator ? d.actuator->level() : std::nullopt;
+  const Bound& b = *bound_;
+  for (std::size_t i = 0; i < b.devices.size(); ++i) {
+    if (b.devices[i].name == name) return b.loop->applied_level(i);
   }
   return std::nullopt;
 }
 
 const policy::Decision* Runtime::last_decision() const {
-  return bound_->last;
+  return bound_->loop->last_decision();
 }
 
 bool Runtime::set_profile(std::string_view name) {
-  if (!bound_->engine->set_profile(name)) return false;
+  if (!bound_->loop->set_profile(name)) return false;
   log_.info("profile set to '{}'", name.empty() ? "(policy as written)" : name);
-  dirty_ = true;
   return true;
 }
 
 bool Runtime::sensor_lost(std::string_view name) const {
-  for (const auto& s : bound_->sensors) {
-    if (s.name == name) return s.lost || !s.binding;
+  const Bound& b = *bound_;
+  for (std::size_t i = 0; i < b.sensors.size(); ++i) {
+    if (b.sensors[i].name == name) return b.loop->sensor_lost(i);
   }
   return false;
 }

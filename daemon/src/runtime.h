@@ -1,44 +1,34 @@
-// Runtime: a policy bound to hardware. It owns the compiled policy::Engine,
-// the sensor bindings and the device actuators, and turns inputs (sysfs
-// polls, kernel events, hot-plug, resume, reload, exit) into engine steps and
-// knob writes. It reads no clock and owns no file descriptor: the event loop
-// passes `now` (CLOCK_MONOTONIC) in and arms one timer for the time tick()
-// returns. Tests drive it with a virtual clock and a temp-dir sysfs.
+// Runtime: a policy bound to hardware. It compiles the policy, binds its
+// sensors and knobs through discovery, and runs the shared control loop
+// (coolhand/policy/loop.h: sampling, failure handling, scheduling,
+// settling, applied levels) with ports implemented over sysfs and the two
+// netlink families. It reads no clock and owns no file descriptor: the event
+// loop passes `now` (CLOCK_MONOTONIC) in and arms one timer for the time
+// tick() returns. Tests drive it with a virtual clock and a temp-dir sysfs.
 //
-// Sensor rules:
-// - A sensor is event-driven when the kernel pushes its temperature; it is
-//   then never polled while readable. In order of preference:
+// Port rules (the loop's rules are in loop.h):
+// - A sensor is pushed (event-driven) when the kernel pushes its
+//   temperature. In order of preference:
 //   - a coolhand module zone while the module's own family is subscribed:
-//     EVENT_TEMP and EVENT_TRIP carry its temperature. Its engine window goes
-//     to the module through program_module_window (WINDOW_SET); when that is
-//     unset or fails, it is written to the zone's event_window file;
+//     EVENT_TEMP and EVENT_TRIP carry its temperature. Its window goes to
+//     the module through KernelHooks::set_module_window (WINDOW_SET); when
+//     that fails, it is written to the zone's event_window file;
 //   - a thermal zone, or a coolhand zone through its mirrored thermal zone,
 //     while the thermal family is subscribed: SAMPLING_TEMP, TRIP_UP/DOWN,
-//     THRESHOLD_UP/DOWN. Its window goes to on_window (user thresholds,
-//     6.13+) and, for a coolhand zone, to its event_window file. After the
-//     kernel accepts new thresholds the zone is read once from sysfs; a value
-//     already outside the new window is handed to the engine and stepped on
-//     at once (at most kMaxSettleSteps times per tick).
-//   The window tells the kernel which changes the policy cares about. Every
-//   other sensor is polled at the engine's adaptive interval for it
-//   (Decision::poll_intervals, clamped to the policy's sampling min/max).
-// - A read that fails or returns garbage counts as a failure; after
-//   `lost_after_failures` consecutive failures the sensor is lost: the engine
-//   is told it is unknown (its controllers go to their safe level) and one
-//   warning is logged. A failing sensor is retried every min_interval, a lost
-//   one every max(min_interval, min(max_interval, 5 s)), re-running discovery
-//   so a hwmon that came back under another number is found again. The first
-//   good reading makes it known again (one info line).
-//
-// Device rules: a device's level is written when the engine's decision
-// differs from what the actuator last applied (so a failed write is retried
-// at the next step). Originals are saved once per attribute path and kept
-// across reloads; restore_all() and a reload that drops a device write them
-// back.
+//     THRESHOLD_UP/DOWN. Its window goes to KernelHooks::set_thresholds
+//     (user thresholds, 6.13+) and, for a coolhand zone, to its
+//     event_window file. When the kernel accepts the thresholds, the loop
+//     reads the zone once.
+//   Every other sensor is polled.
+// - A read is the attribute's text parsed as a temperature; a missing,
+//   unreadable or garbage attribute is a failed read. Rebinding re-runs
+//   discovery, so a hwmon that came back under another number is found.
+// - Knobs: an Actuator per bound device. Originals are saved once per
+//   attribute path and kept across reloads; restore_all() and a reload that
+//   drops a device write them back.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +38,7 @@
 #include "actuator.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/policy/engine.h"
+#include "coolhand/policy/loop.h"
 #include "discovery.h"
 #include "log.h"
 #include "result.h"
@@ -64,27 +55,42 @@ struct RuntimeOptions {
   bool module_events_available = false;  // the coolhand module's family is subscribed
 };
 
-struct RuntimeCounters {
-  std::uint64_t samples = 0;         // readings handed to the engine
-  std::uint64_t pushed_samples = 0;  // of which pushed by kernel events
-  std::uint64_t read_failures = 0;   // failed or garbage sensor reads
-  std::uint64_t sensors_lost = 0;    // transitions to lost
-  std::uint64_t steps = 0;
-  std::uint64_t resyncs = 0;
-  std::uint64_t resumes = 0;
+// The loop's counters summed over every policy run so far, plus reloads.
+struct RuntimeCounters : policy::LoopCounters {
   std::uint64_t reloads = 0;
   std::uint64_t reload_failures = 0;
 };
 
-struct SensorSlot;  // one policy sensor and its binding (runtime.cpp)
+// What the runtime asks of the kernel and the session; main implements it
+// over the netlink families and logind. The defaults do nothing: no user
+// thresholds, no WINDOW_SET (event_window files are written instead), no
+// shutdown or suspend.
+class KernelHooks {
+ public:
+  virtual ~KernelHooks() = default;
+  // Program thermal zone `tz_id`'s user thresholds (6.13+) to `w`. True when
+  // the kernel now reports crossings of this window (and nothing else).
+  virtual bool set_thresholds(std::uint32_t /*tz_id*/, const policy::Window& /*w*/) {
+    return false;
+  }
+  // Program a coolhand module zone's event window (WINDOW_SET). An error
+  // makes the runtime write the zone's event_window file instead.
+  virtual Status set_module_window(std::uint32_t /*zone_id*/, const policy::Window& /*w*/) {
+    return SysError{"WINDOW_SET", "coolhand", 0, "no coolhand netlink"};
+  }
+  // A trip asked for shutdown or suspend.
+  virtual void request_action(policy::TripAction /*a*/, const std::string& /*zone*/) {}
+};
 
 class Runtime {
  public:
   // Compile the policy and bind its hardware. Fails (and writes nothing) when
   // the engine rejects the spec or a required sensor or device is absent.
+  // `hooks` must outlive the runtime; null: KernelHooks' defaults.
   [[nodiscard]] static Result<std::unique_ptr<Runtime>> create(config::PolicyDocument doc,
                                                                Sysfs& fs, Logger& log,
-                                                               RuntimeOptions opts);
+                                                               RuntimeOptions opts,
+                                                               KernelHooks* hooks = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -119,22 +125,8 @@ class Runtime {
   // Write back every knob's original value (exit).
   void restore_all();
 
-  // Windows of thermal-family event-driven sensors changed (kernel
-  // thresholds, 6.13+). Returns true when the kernel now reports crossings
-  // of this window (and nothing else) for the zone: the runtime then reads
-  // the zone once, since the kernel detects a crossing only between two of
-  // its own readings and a temperature that left the window before the
-  // thresholds were in place would never be reported.
-  std::function<bool(std::uint32_t tz_id, const policy::Window&)> on_window;
-  // Program a module-driven zone's event window (coolhand WINDOW_SET). An
-  // error (or no function) makes the runtime write the zone's event_window
-  // file instead. Not called in dry-run mode.
-  std::function<Status(std::uint32_t zone_id, const policy::Window&)> program_module_window;
-  // A trip asked for shutdown or suspend.
-  std::function<void(policy::TripAction, const std::string& zone)> on_action;
-
   [[nodiscard]] const policy::Engine& engine() const;
-  [[nodiscard]] const RuntimeCounters& counters() const { return counters_; }
+  [[nodiscard]] RuntimeCounters counters() const;
   // One line for sd_notify STATUS=.
   [[nodiscard]] std::string status_line() const;
   // Thermal zone ids with sensors driven by the thermal family.
@@ -150,28 +142,19 @@ class Runtime {
   struct Bound;  // a compiled policy with its bindings (runtime.cpp)
 
  private:
-  Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts);
+  Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts, KernelHooks& hooks);
 
   [[nodiscard]] Result<std::unique_ptr<Bound>> bind(config::PolicyDocument doc);
-  void sample(std::size_t i, Time now);
-  void pushed_sample(SensorSlot& s, MilliC value, Time now);
-  void step(Time now);
-  void schedule_polls(Time now);
-  void recheck(std::size_t i, const policy::Window& w, Time now);
-  void write_event_window(const std::string& path, const policy::Window& w);
-  bool send_window(const SensorSlot& s, const policy::Window& w);
-  void log_events(const policy::Decision& d);
   [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
   void remember_originals(const Bound& b);
 
   Sysfs& fs_;
   Logger& log_;
   RuntimeOptions opts_;
+  KernelHooks& hooks_;
   std::unique_ptr<Bound> bound_;
   std::map<std::string, std::int64_t> originals_;  // by attribute path, kept across reloads
-  bool dirty_ = false;                             // a reading arrived since the last step
-  std::optional<Time> last_step_;
-  RuntimeCounters counters_;
+  RuntimeCounters past_;  // loop counters of the policies replaced by reloads, and reloads
 };
 
 }  // namespace coolhand::daemon

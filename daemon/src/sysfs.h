@@ -1,8 +1,7 @@
 // Access to sysfs attribute files, rooted at a directory (`--sysfs-root`,
-// default "/sys") so tests and the simulator drive the real daemon against a
-// fake tree. Paths given to this interface are relative to the root, e.g.
-// "class/thermal/thermal_zone0/temp". Every failure is a SysError carrying
-// the relative path and errno.
+// default "/sys") so tests drive the real daemon against a fake tree. Paths given to this interface
+// are relative to the root, e.g. "class/thermal/thermal_zone0/temp". Every failure is a SysError
+// carrying the relative path and errno.
 //
 // Sysfs is an interface so tests can inject faults the file system cannot
 // express for root (a read-only attribute, EIO on read).

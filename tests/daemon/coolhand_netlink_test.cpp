@@ -19,6 +19,7 @@
 #include "dispatch.h"
 #include "fake_tree.h"
 #include "runtime.h"
+#include "test_hooks.h"
 
 namespace coolhand::daemon {
 namespace {
@@ -324,19 +325,19 @@ struct ModuleRuntimeTest : ::testing::Test {
   std::unique_ptr<Runtime> make(RuntimeOptions opts) {
     auto doc = config::parse_policy(kPolicy, "module.yaml");
     EXPECT_TRUE(doc.document);
-    auto r = Runtime::create(std::move(*doc.document), fs, log, opts);
+    auto r = Runtime::create(std::move(*doc.document), fs, log, opts, &hooks);
     EXPECT_TRUE(r) << r.error().to_string();
     if (!r) return nullptr;
-    auto rt = std::move(*r);
-    rt->program_module_window = [this](std::uint32_t zone, const policy::Window& w) -> Status {
+    hooks.module_window = [this](std::uint32_t zone, const policy::Window& w) -> Status {
       windows.emplace_back(zone, w);
       if (window_error) return *window_error;
       return Ok{};
     };
-    rt->on_window = [this](std::uint32_t tz, const policy::Window&) {
+    hooks.thresholds = [this](std::uint32_t tz, const policy::Window&) {
       thresholds.push_back(tz);
       return false;
     };
+    auto rt = std::move(*r);
     rt->start(now);
     return rt;
   }
@@ -351,6 +352,7 @@ struct ModuleRuntimeTest : ::testing::Test {
   testing::FakeTree tree;
   testing::FaultySysfs fs;
   Logger log;
+  testing::TestHooks hooks;
   policy::Time now{1000};
   std::vector<std::pair<std::uint32_t, policy::Window>> windows;
   std::vector<std::uint32_t> thresholds;

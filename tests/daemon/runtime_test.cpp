@@ -11,6 +11,7 @@
 #include "coolhand/config/policy_file.h"
 #include "dispatch.h"
 #include "fake_tree.h"
+#include "test_hooks.h"
 
 namespace coolhand::daemon {
 namespace {
@@ -88,7 +89,7 @@ struct RuntimeTest : ::testing::Test {
   }
 
   std::unique_ptr<Runtime> make(const char* policy = kPolicy, RuntimeOptions opts = {}) {
-    auto r = Runtime::create(parse(policy), fs, log, opts);
+    auto r = Runtime::create(parse(policy), fs, log, opts, &hooks);
     EXPECT_TRUE(r) << r.error().to_string();
     if (!r) return nullptr;
     auto rt = std::move(*r);
@@ -113,6 +114,7 @@ struct RuntimeTest : ::testing::Test {
   FakeTree tree;
   FaultySysfs fs;
   Logger log;
+  testing::TestHooks hooks;
   Time now{1000};
 };
 
@@ -302,7 +304,7 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   auto rt = make(kPolicy, {.events_available = true});
   ASSERT_TRUE(rt);
   std::vector<policy::Window> windows;
-  rt->on_window = [&](std::uint32_t tz, const policy::Window& w) {
+  hooks.thresholds = [&](std::uint32_t tz, const policy::Window& w) {
     EXPECT_EQ(tz, 0u);
     windows.push_back(w);
     return false;  // no kernel thresholds: sampling events carry every reading
@@ -332,7 +334,7 @@ TEST_F(RuntimeTest, ValueThatLeftTheWindowBeforeThresholdsIsNotMissed) {
   auto rt = make(kPolicy, {.events_available = true});
   ASSERT_TRUE(rt);
   int programmed = 0;
-  rt->on_window = [&](std::uint32_t, const policy::Window&) {
+  hooks.thresholds = [&](std::uint32_t, const policy::Window&) {
     if (++programmed == 1) set_temp(51000);  // moved while the thresholds went in
     return true;
   };
@@ -346,7 +348,7 @@ TEST_F(RuntimeTest, ValueThatLeftTheWindowBeforeThresholdsIsNotMissed) {
 TEST_F(RuntimeTest, NoRecheckWithoutKernelThresholds) {
   auto rt = make(kPolicy, {.events_available = true});
   ASSERT_TRUE(rt);
-  rt->on_window = [&](std::uint32_t, const policy::Window&) {
+  hooks.thresholds = [&](std::uint32_t, const policy::Window&) {
     set_temp(51000);
     return false;  // sampling events will carry the next reading
   };
@@ -359,7 +361,7 @@ TEST_F(RuntimeTest, RecheckInsideTheWindowDoesNotStepAgain) {
   auto rt = make(kPolicy, {.events_available = true});
   ASSERT_TRUE(rt);
   std::vector<policy::Window> windows;
-  rt->on_window = [&](std::uint32_t, const policy::Window& w) {
+  hooks.thresholds = [&](std::uint32_t, const policy::Window& w) {
     windows.push_back(w);
     return true;
   };

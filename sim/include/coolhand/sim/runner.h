@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "coolhand/config/policy_file.h"
+#include "coolhand/policy/loop.h"
 #include "coolhand/sim/kernel_thermal.h"
 #include "coolhand/sim/model.h"
 #include "coolhand/sim/workload.h"
@@ -43,11 +44,14 @@ class Controller {
 [[nodiscard]] std::unique_ptr<Controller> make_governor_controller(const ModelSpec& model,
                                                                    Governor governor);
 
-// The coolhand policy engine, adapted as the daemon does it. Physical
-// sensors and devices are matched to the model by name; an error (as text)
-// names what does not match.
+// The coolhand policy through the shared control loop coolhandd runs
+// (policy_loop.h), with the model's sensors reporting like the coolhand
+// module's emulated EC (Delivery::pushed) or polled. Physical sensors and
+// devices are matched to the model by name; an error (as text) names what
+// does not match.
 [[nodiscard]] std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
-    const ModelSpec& model, const config::PolicyDocument& policy, std::string name);
+    const ModelSpec& model, const config::PolicyDocument& policy, std::string name,
+    policy::Delivery delivery = policy::Delivery::pushed);
 
 struct SensorStats {
   double max_c = 0;

@@ -1,0 +1,77 @@
+// The simulator's side of the shared control loop (coolhand/policy/loop.h):
+// the loop coolhandd runs, with its ports implemented over the simulated
+// platform instead of sysfs and netlink.
+//
+// The simulated platform behaves like the coolhand module's emulated EC in
+// window mode (kmod/README 3.3), or like a plain polled sensor:
+//  - Delivery::pushed (the default): every fresh sample of a sensor that
+//    lies outside the window the loop last set (T <= low or T >= high) is
+//    pushed to the loop, as EVENT_TEMP would be; before a window is set,
+//    nothing is pushed (the loop reads every sensor when it starts). Setting
+//    a window never reports by itself, as WINDOW_SET does not.
+//  - Delivery::polled: the loop reads the latest sample at its adaptive
+//    poll interval, as coolhandd reads a hwmon attribute.
+//  - Reads never fail and knobs always take their level: the model has no
+//    faulty hardware.
+// advance() is called once per model step. The loop is ticked when a
+// reading was pushed or the wake-up it asked for is due; like the daemon's
+// timer, a wake-up falls on the first model step at or after it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "coolhand/config/policy_file.h"
+#include "coolhand/policy/loop.h"
+#include "coolhand/sim/model.h"
+
+namespace coolhand::sim {
+
+// How the simulated platform delivers each sensor's readings.
+struct Feed {
+  policy::Delivery delivery = policy::Delivery::pushed;  // every sensor's, unless
+  std::map<std::string, policy::Delivery> per_sensor;    // named here
+};
+
+class PolicyLoop {
+ public:
+  using SensorOutput = ThermalModel::SensorOutput;
+
+  // Physical sensors and devices of the policy are matched by name to the
+  // model's `sensors` (model order) and `devices` (name and max_level). An
+  // error (as text) names what does not match.
+  [[nodiscard]] static std::variant<std::unique_ptr<PolicyLoop>, std::string> create(
+      const config::PolicyDocument& policy, const std::vector<std::string>& sensors,
+      const std::vector<std::pair<std::string, std::uint32_t>>& devices, const Feed& feed = {});
+  [[nodiscard]] static std::variant<std::unique_ptr<PolicyLoop>, std::string> create(
+      const config::PolicyDocument& policy, const ModelSpec& model, const Feed& feed = {});
+  ~PolicyLoop();
+  PolicyLoop(const PolicyLoop&) = delete;
+  PolicyLoop& operator=(const PolicyLoop&) = delete;
+
+  // One model step at `now`: `outputs[s]` is model sensor s's latest sample
+  // (`sampled`: taken at `now`). `levels` (one per model device) receives
+  // the levels the loop has applied.
+  void advance(policy::Time now, std::span<const SensorOutput> outputs,
+               std::span<std::uint32_t> levels);
+
+  [[nodiscard]] const policy::ControlLoop& loop() const { return *loop_; }
+  // Engine steps so far.
+  [[nodiscard]] std::uint64_t steps() const { return loop_->counters().steps; }
+
+ private:
+  struct Ports;
+  PolicyLoop() = default;
+
+  std::unique_ptr<Ports> ports_;
+  std::unique_ptr<policy::ControlLoop> loop_;
+  bool started_ = false;
+  std::optional<policy::Time> wake_;
+};
+
+}  // namespace coolhand::sim

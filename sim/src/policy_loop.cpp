@@ -1,0 +1,149 @@
+// The simulator's ports for the shared control loop (rules in policy_loop.h)
+// and the controller that runs it in the closed loop.
+#include "coolhand/sim/policy_loop.h"
+
+#include "coolhand/sim/runner.h"
+
+namespace coolhand::sim {
+
+using policy::MilliC;
+using policy::Time;
+using policy::Window;
+
+struct PolicyLoop::Ports final : policy::SensorPort, policy::KnobPort, policy::WindowPort {
+  std::vector<policy::Delivery> feed;          // by slot
+  std::vector<std::size_t> sensor_of_slot;     // slot -> model sensor
+  std::vector<std::size_t> device_of_engine;   // engine device -> model device
+  std::vector<std::optional<Window>> windows;  // by slot: the window the platform watches
+  std::span<const SensorOutput> outputs;       // this model step's samples
+  std::span<std::uint32_t> levels;             // this model step's levels, by model device
+
+  policy::SensorRead read(std::size_t slot, bool /*rebind*/) override {
+    return {outputs[sensor_of_slot[slot]].reading, {}};
+  }
+  [[nodiscard]] bool present(std::size_t /*slot*/) const override { return true; }
+  [[nodiscard]] policy::Delivery delivery(std::size_t slot) const override { return feed[slot]; }
+
+  [[nodiscard]] bool bound(std::size_t /*device*/) const override { return true; }
+  bool rebind(std::size_t /*device*/) override { return false; }
+  bool apply(std::size_t device, std::uint32_t level) override {
+    levels[device_of_engine[device]] = level;
+    return true;
+  }
+  void verify(std::size_t /*device*/) override {}
+  void restore(std::size_t device) override { levels[device_of_engine[device]] = 0; }
+
+  bool watch(std::size_t slot, const Window& w) override {
+    windows[slot] = w;
+    return false;
+  }
+};
+
+PolicyLoop::~PolicyLoop() = default;
+
+std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
+    const config::PolicyDocument& policy, const std::vector<std::string>& sensors,
+    const std::vector<std::pair<std::string, std::uint32_t>>& devices, const Feed& feed) {
+  auto compiled = policy::Engine::compile(policy.spec);
+  if (!compiled.errors.empty()) {
+    const auto& e = compiled.errors.front();
+    return "policy does not compile: " + e.path + "." + e.key + ": " + e.message;
+  }
+  const auto& spec = compiled.engine->spec();
+  auto ports = std::make_unique<Ports>();
+  std::vector<policy::SensorId> slots;
+  for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
+    if (spec.sensors[i].kind != policy::SensorSpec::Kind::physical) continue;
+    std::optional<std::size_t> found;
+    for (std::size_t s = 0; s < sensors.size(); ++s)
+      if (sensors[s] == spec.sensors[i].name) found = s;
+    if (!found)
+      return "policy sensor '" + spec.sensors[i].name + "' has no sensor of that name in the model";
+    slots.push_back(policy::SensorId{static_cast<std::uint16_t>(i)});
+    ports->sensor_of_slot.push_back(*found);
+    const auto named = feed.per_sensor.find(spec.sensors[i].name);
+    ports->feed.push_back(named != feed.per_sensor.end() ? named->second : feed.delivery);
+  }
+  for (const auto& d : spec.devices) {
+    std::optional<std::size_t> found;
+    for (std::size_t m = 0; m < devices.size(); ++m)
+      if (devices[m].first == d.name) found = m;
+    if (!found) return "policy device '" + d.name + "' has no device of that name in the model";
+    if (d.max_level != devices[*found].second)
+      return "policy device '" + d.name + "' has max_level " + std::to_string(d.max_level) +
+             " but the model's has " + std::to_string(devices[*found].second);
+    ports->device_of_engine.push_back(*found);
+  }
+  ports->windows.assign(slots.size(), std::nullopt);
+  const policy::LoopConfig config{policy.spec.sampling, policy.daemon.lost_after_failures};
+  std::unique_ptr<PolicyLoop> out(new PolicyLoop());
+  Ports& p = *ports;
+  out->ports_ = std::move(ports);
+  out->loop_ = std::make_unique<policy::ControlLoop>(std::move(compiled.engine), std::move(slots),
+                                                     config, policy::LoopPorts{p, p, p, nullptr});
+  return out;
+}
+
+std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
+    const config::PolicyDocument& policy, const ModelSpec& model, const Feed& feed) {
+  std::vector<std::string> sensors;
+  for (const auto& s : model.sensors) sensors.push_back(s.name);
+  std::vector<std::pair<std::string, std::uint32_t>> devices;
+  for (const auto& d : model.devices) devices.emplace_back(d.name, d.max_level());
+  auto made = create(policy, sensors, devices, feed);
+  if (auto* err = std::get_if<std::string>(&made)) *err += " '" + model.name + "'";
+  return made;
+}
+
+void PolicyLoop::advance(Time now, std::span<const SensorOutput> outputs,
+                         std::span<std::uint32_t> levels) {
+  Ports& p = *ports_;
+  p.outputs = outputs;
+  p.levels = levels;
+  if (!started_) {
+    started_ = true;
+    loop_->start(now);
+    wake_ = loop_->tick(now);
+    return;
+  }
+  bool pushed = false;
+  for (std::size_t slot = 0; slot < p.sensor_of_slot.size(); ++slot) {
+    if (p.feed[slot] != policy::Delivery::pushed) continue;
+    const SensorOutput& o = outputs[p.sensor_of_slot[slot]];
+    const auto& w = p.windows[slot];
+    if (!o.sampled || !w || (o.reading > w->low && o.reading < w->high)) continue;
+    loop_->push(slot, o.reading, now);
+    pushed = true;
+  }
+  if (pushed || (wake_ && now >= *wake_)) wake_ = loop_->tick(now);
+}
+
+namespace {
+
+class LoopController final : public Controller {
+ public:
+  LoopController(std::unique_ptr<PolicyLoop> loop, std::string name)
+      : loop_(std::move(loop)), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  std::uint64_t decisions() const override { return loop_->steps(); }
+  void control(const ThermalModel& model, std::span<std::uint32_t> levels) override {
+    loop_->advance(model.now(), model.sensor_outputs(), levels);
+  }
+
+ private:
+  std::unique_ptr<PolicyLoop> loop_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
+    const ModelSpec& model, const config::PolicyDocument& policy, std::string name,
+    policy::Delivery delivery) {
+  auto made = PolicyLoop::create(policy, model, Feed{delivery, {}});
+  if (auto* err = std::get_if<std::string>(&made)) return std::move(*err);
+  return std::unique_ptr<Controller>(std::make_unique<LoopController>(
+      std::move(std::get<std::unique_ptr<PolicyLoop>>(made)), std::move(name)));
+}
+
+}  // namespace coolhand::sim
