@@ -120,14 +120,17 @@ struct Runtime::Bound final : policy::SensorPort,
 
   // -- WindowPort: module-driven zones through WINDOW_SET with the
   // event_window file as the fallback; thermal-driven ones to the kernel's
-  // user thresholds plus the event_window of a coolhand zone.
+  // user thresholds plus the event_window of a coolhand zone. True (the
+  // loop reads the zone once) when WINDOW_SET or the thresholds took.
   bool watch(std::size_t slot, const policy::Window& w) override {
     const SensorSlot& s = sensors[slot];
     const SensorBinding& b = *s.binding;
     if (s.events == EventSource::module) {
       if (!rt.opts_.dry_run) {
+        // The module evaluates the new window only at the zone's next
+        // sample: a value already outside it would wait until then.
         const Status st = rt.hooks_.set_module_window(*b.coolhand_zone_id, w);
-        if (st) return false;
+        if (st) return true;
         rt.log_.debug("sensor {}: {}; writing event_window", s.name, st.error().to_string());
       }
       if (b.event_window_path) write_event_window(*b.event_window_path, w);

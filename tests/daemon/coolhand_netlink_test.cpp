@@ -373,13 +373,16 @@ TEST_F(ModuleRuntimeTest, ModuleZonesAreDrivenByTheModuleFamily) {
   EXPECT_EQ(tree.read(kSkinWindow), "34000 36000\n");
 }
 
+// The module reports a zone's fresh temperature; its temp1_input reads the
+// same value (the tests write both, as the module would show them).
 TEST_F(ModuleRuntimeTest, TempEventReachesTheRightSensor) {
   auto rt = make({.events_available = true, .module_events_available = true});
   ASSERT_TRUE(rt);
-  tree.write(kSkinTemp, 20000);           // sysfs must not be what the runtime uses
+  tree.write("class/coolhand/zone0/temp1_input", 51000);
   deliver(*rt, temp_event(0, 51000, 1));  // the cpu zone: no controller
   (void)rt->tick(now);
   EXPECT_EQ(tree.read_int(kKnob), 0);
+  tree.write(kSkinTemp, 46000);
   deliver(*rt, temp_event(1, 46000, 2));  // the skin zone
   (void)rt->tick(now);
   EXPECT_EQ(tree.read_int(kKnob), 5);  // level 2 of 4 on throttling_max 10
@@ -395,14 +398,35 @@ TEST_F(ModuleRuntimeTest, TempEventReachesTheRightSensor) {
 TEST_F(ModuleRuntimeTest, TripEventCarriesTheTemperature) {
   auto rt = make({.module_events_available = true});
   ASSERT_TRUE(rt);
+  tree.write(kSkinTemp, 61500);
   deliver(*rt, trip_event(COOLHAND_TRIP_PASSIVE, COOLHAND_TRIP_UP, 1));  // zone 1 at 61.5 °C
   (void)rt->tick(now);
+  EXPECT_EQ(rt->device_level("throttle"), 4u);
+}
+
+// The module compares a new window with the temperature only at the zone's
+// next sample. A value that left the window while WINDOW_SET went in would
+// wait until then; the runtime reads the zone once after WINDOW_SET.
+TEST_F(ModuleRuntimeTest, ValueThatLeftTheWindowDuringWindowSetIsNotMissed) {
+  auto rt = make({.module_events_available = true});
+  ASSERT_TRUE(rt);
+  const auto sent = windows.size();
+  hooks.module_window = [&](std::uint32_t zone, const policy::Window& w) -> Status {
+    windows.emplace_back(zone, w);
+    if (zone == 1) tree.write(kSkinTemp, 51000);  // moved while the window went in
+    return Ok{};
+  };
+  tree.write(kSkinTemp, 44000);
+  deliver(*rt, temp_event(1, 44000, 1));  // a report: a new window for zone 1
+  (void)rt->tick(now);
+  EXPECT_GT(windows.size(), sent + 1);  // the value read back moved the window again
   EXPECT_EQ(rt->device_level("throttle"), 4u);
 }
 
 TEST_F(ModuleRuntimeTest, ThrottleEventByAnotherWriterIsReapplied) {
   auto rt = make({.module_events_available = true});
   ASSERT_TRUE(rt);
+  tree.write(kSkinTemp, 46000);
   deliver(*rt, temp_event(1, 46000, 1));
   (void)rt->tick(now);
   ASSERT_EQ(tree.read_int(kKnob), 5);
