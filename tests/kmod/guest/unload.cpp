@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -123,7 +124,7 @@ void suite_hold_across_unload(Tap& t) {
 }
 
 int hammer_until_unload(int seconds) {
-  std::mt19937 rng(3);
+  std::mt19937 rng(static_cast<unsigned>(::getpid()));
   std::string why;
   auto nl = CoolhandNl::open(&why);
   if (!nl) {
@@ -136,9 +137,13 @@ int hammer_until_unload(int seconds) {
   const auto count = [&](int err) {
     (err == 0 ? ok : (err == ENOENT || err == ENODEV) ? vanished : bad)++;
   };
+  // Keep going for a moment after the platform left, so requests that
+  // were under way during the unload finish and later ones are refused.
   const auto end = Clock::now() + std::chrono::seconds(seconds);
-  bool gone = false;
-  while (!(gone = !emul_present()) && Clock::now() < end) {
+  std::optional<Clock::time_point> gone_at;
+  while (Clock::now() < end &&
+         (!gone_at || Clock::now() - *gone_at < std::chrono::milliseconds(200))) {
+    if (!gone_at && !emul_present()) gone_at = Clock::now();
     const int i = static_cast<int>(rng() % 2);
     count(write_file(sensor(i) + "/temp", std::to_string(30000 + rng() % 70000)));
     count(write_file(throttle(i) + "/throttling", std::to_string(rng() % 11)));
@@ -149,8 +154,9 @@ int hammer_until_unload(int seconds) {
     if (rep.size() > 2) ++bad;
   }
   std::printf("# hammer-until-unload: %ld ok, %ld refused as gone, %ld unexpected; platform %s\n",
-              ok, vanished, bad, gone ? "unloaded" : "still loaded at the deadline");
-  return gone && ok > 0 && bad == 0 ? 0 : 1;
+              ok, vanished, bad, gone_at ? "unloaded" : "still loaded at the deadline");
+  // Both sides of the unload seen: accepted before, refused after.
+  return gone_at && ok > 0 && vanished > 0 && bad == 0 ? 0 : 1;
 }
 
 }  // namespace coolhand::vmtest

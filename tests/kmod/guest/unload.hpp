@@ -14,9 +14,11 @@ namespace coolhand::vmtest {
 void suite_hold_across_unload(Tap& t);
 
 // Writes temperatures and levels, reads zone files and dumps over netlink
-// in a loop until coolhand_emul.ko is gone (at most `seconds`). Fails on
-// any error other than the ENOENT/ENODEV of vanishing files and ids, or if
-// the platform never went away. Exit status 0 or 1.
+// in a loop until 200 ms after coolhand_emul.ko is gone (at most
+// `seconds`). Fails on any error other than the ENOENT/ENODEV of vanishing
+// files and ids, if the platform never went away, or if the loop did not
+// see both sides of the unload (accepted requests before, refused after).
+// Exit status 0 or 1.
 int hammer_until_unload(int seconds);
 
 }  // namespace coolhand::vmtest
