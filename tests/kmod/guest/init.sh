@@ -227,14 +227,16 @@ if [ -x "$D" ] && emul_loaded; then
 
 	# The platform goes away under a running daemon (its netlink sockets,
 	# programmed windows and applied levels): the kernel stays sound, the
-	# daemon keeps running and still exits cleanly.
+	# daemon notices (TZ_DELETE of the mirrors), keeps running and still
+	# exits cleanly.
 	echo 52000 >$E/sensor1/temp
 	"$D" --config /daemon-policy.yaml --verbose >$L.3 2>&1 &
 	dpid=$!
 	check "coolhandd starts for the unload check" wait_for 10 grep -q 'running:' $L.3
 	check "coolhandd throttles before the unload" wait_for 5 level_is throttle0 -eq 8
 	check "rmmod coolhand_emul while coolhandd runs" rmmod coolhand_emul
-	usleep 1500000
+	check "coolhandd saw both zones go (thermal zone deleted; lost)" \
+		wait_for 5 sh -c "[ \$(grep -c 'thermal zone [0-9]* deleted; lost' $L.3) -eq 2 ]"
 	check "coolhandd survives the platform's unload" kill -0 $dpid
 	check "coolhand.ko still loaded under the daemon" loaded
 	kill -TERM $dpid
