@@ -47,6 +47,16 @@ const char *coolhand_kind_name(enum coolhand_zone_kind kind)
 	return coolhand_kind_names[kind];
 }
 
+/**
+ * coolhand_kind_parse() - parse a zone kind name
+ * @s: "cpu", "component", "cluster" or "skin" (as shown in the zone's
+ *     "kind" file), optionally followed by a newline
+ * @kind: the kind, set on success
+ *
+ * For drivers that take the kind of a sensor from firmware or a parameter.
+ *
+ * Return: 0 or -EINVAL.
+ */
 int coolhand_kind_parse(const char *s, enum coolhand_zone_kind *kind)
 {
 	int i = sysfs_match_string(coolhand_kind_names, s);
@@ -56,6 +66,7 @@ int coolhand_kind_parse(const char *s, enum coolhand_zone_kind *kind)
 	*kind = i;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(coolhand_kind_parse);
 
 /* Reads the sensor; the caller holds zone->lock. */
 int __coolhand_zone_read_temp(struct coolhand_zone *zone, int *temp_mc)
@@ -780,13 +791,8 @@ static int __init coolhand_init(void)
 	ret = coolhand_netlink_init();
 	if (ret)
 		goto err_unregister_class;
-	ret = coolhand_emul_init();
-	if (ret)
-		goto err_netlink_exit;
 	return 0;
 
-err_netlink_exit:
-	coolhand_netlink_exit();
 err_unregister_class:
 	class_unregister(&coolhand_class);
 	return ret;
@@ -794,7 +800,6 @@ err_unregister_class:
 
 static void __exit coolhand_exit(void)
 {
-	coolhand_emul_exit();
 	coolhand_netlink_exit();
 	class_unregister(&coolhand_class);
 	idr_destroy(&coolhand_zone_idr);

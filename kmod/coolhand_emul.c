@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Emulated platform: an "embedded controller" with N temperature sensors and
- * M throttleable components, for tests, the simulator and trace replay. It
- * is an ordinary client of the exported coolhand API, like a real platform
- * driver would be.
+ * coolhand_emul.ko, the emulated platform: an "embedded controller" with N
+ * temperature sensors and M throttleable components, for tests, the
+ * simulator and trace replay. It is a module of its own and a client of
+ * coolhand.ko like a real platform driver: it uses only the exported API of
+ * <linux/coolhand.h>, and the core never calls into it. Loading it needs
+ * coolhand.ko; while it is loaded, coolhand.ko cannot be unloaded (it uses
+ * its symbols).
  *
  * Created at module load from module parameters (emul_zones, emul_devices,
  * ...). User space sets temperatures by writing m°C to
@@ -14,14 +17,16 @@
  * (coolhand_zone_notify()); any other write just updates the reading.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/coolhand.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/thermal.h>
-
-#include "coolhand_internal.h"
 
 #define COOLHAND_EMUL_MAX	16
 
@@ -411,7 +416,7 @@ static int coolhand_emul_init_power(void)
 	return 0;
 }
 
-void coolhand_emul_exit(void)
+static void coolhand_emul_remove_all(void)
 {
 	unsigned int i;
 
@@ -432,7 +437,7 @@ void coolhand_emul_exit(void)
 	emul_power_mw = NULL;
 }
 
-int coolhand_emul_init(void)
+static int __init coolhand_emul_init(void)
 {
 	enum coolhand_zone_kind kinds[COOLHAND_EMUL_MAX];
 	unsigned int i, j;
@@ -440,7 +445,7 @@ int coolhand_emul_init(void)
 
 	ret = coolhand_emul_check_params(kinds);
 	if (ret) {
-		pr_err("coolhand: invalid emul_* module parameters\n");
+		pr_err("invalid emul_* module parameters\n");
 		return ret;
 	}
 	if (!emul_zones && !emul_devices)
@@ -478,6 +483,18 @@ int coolhand_emul_init(void)
 	return 0;
 
 err_exit:
-	coolhand_emul_exit();
+	coolhand_emul_remove_all();
 	return ret;
 }
+
+static void __exit coolhand_emul_exit(void)
+{
+	coolhand_emul_remove_all();
+}
+
+module_init(coolhand_emul_init);
+module_exit(coolhand_emul_exit);
+
+MODULE_DESCRIPTION("coolhand emulated platform: an embedded controller with emulated sensors and throttleable devices, for tests");
+MODULE_AUTHOR("coolhand developers");
+MODULE_LICENSE("GPL");

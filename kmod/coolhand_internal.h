@@ -5,7 +5,8 @@
  *   coolhand_sysfs.c    the paper's Table 1 files and the throttling files
  *   coolhand_netlink.c  the "coolhand" generic netlink family
  *   coolhand_thermal.c  mirror into the kernel thermal framework
- *   coolhand_emul.c     emulated embedded controller (test platform)
+ * The emulated platform (coolhand_emul.c) is a separate module and uses
+ * only the exported API of <linux/coolhand.h>, never this header.
  *
  * Locking, outermost first:
  *   coolhand_lock      zone/throttle id maps and all binding lists; held by
@@ -179,7 +180,6 @@ struct coolhand_binding {
 
 /* coolhand_core.c */
 const char *coolhand_kind_name(enum coolhand_zone_kind kind);
-int coolhand_kind_parse(const char *s, enum coolhand_zone_kind *kind);
 int coolhand_zone_read_temp(struct coolhand_zone *zone, int *temp_mc);
 int __coolhand_zone_read_temp(struct coolhand_zone *zone, int *temp_mc);
 void __coolhand_event_window(struct coolhand_zone *zone, int *low, int *high);
@@ -212,9 +212,5 @@ void coolhand_thermal_cdev_remove(struct coolhand_throttle *thr);
 int coolhand_thermal_bind(struct coolhand_binding *b);
 void coolhand_thermal_unbind(struct coolhand_binding *b);
 void coolhand_thermal_update(struct coolhand_zone *zone);
-
-/* coolhand_emul.c */
-int coolhand_emul_init(void);
-void coolhand_emul_exit(void);
 
 #endif /* _COOLHAND_INTERNAL_H */

@@ -232,9 +232,10 @@ static u32 __coolhand_zone_alarms(struct coolhand_zone *zone)
 }
 
 /* One zone: identity, fresh temperature, event window, trips, devices. */
-static int coolhand_fill_zone(struct sk_buff *skb, struct coolhand_zone *zone,
-			      u32 portid, u32 seq, int flags)
+static int coolhand_fill_zone(struct sk_buff *skb, void *obj, u32 portid,
+			      u32 seq, int flags)
 {
+	struct coolhand_zone *zone = obj;
 	int temp_mc, low, high, read_ret;
 	u32 below, above, alarms;
 	enum coolhand_event_mode mode;
@@ -277,9 +278,10 @@ static int coolhand_fill_zone(struct sk_buff *skb, struct coolhand_zone *zone,
 }
 
 /* One throttle control: identity, level, range, power, mirrors. */
-static int coolhand_fill_dev(struct sk_buff *skb, struct coolhand_throttle *thr,
-			     u32 portid, u32 seq, int flags)
+static int coolhand_fill_dev(struct sk_buff *skb, void *obj, u32 portid,
+			     u32 seq, int flags)
 {
+	struct coolhand_throttle *thr = obj;
 	unsigned int level;
 	void *hdr;
 	int ret;
@@ -309,42 +311,50 @@ static int coolhand_fill_dev(struct sk_buff *skb, struct coolhand_throttle *thr,
 	return 0;
 }
 
-static struct coolhand_zone *coolhand_nl_zone(struct genl_info *info)
+/*
+ * The two kinds of objects requests name by id, zones and devices, and how
+ * ZONE_GET and DEV_GET report one. The lookup and the get/dump handlers
+ * below serve both.
+ */
+struct coolhand_nl_objs {
+	struct idr *idr;
+	int id_attr;
+	int (*fill)(struct sk_buff *skb, void *obj, u32 portid, u32 seq,
+		    int flags);
+};
+
+static const struct coolhand_nl_objs coolhand_nl_zones = {
+	.idr = &coolhand_zone_idr,
+	.id_attr = COOLHAND_A_ZONE_ID,
+	.fill = coolhand_fill_zone,
+};
+
+static const struct coolhand_nl_objs coolhand_nl_devs = {
+	.idr = &coolhand_throttle_idr,
+	.id_attr = COOLHAND_A_DEV_ID,
+	.fill = coolhand_fill_dev,
+};
+
+/*
+ * The object the request's id attribute names, or an ERR_PTR(). An unknown
+ * id is -ENOENT with the extack pointing at the id attribute.
+ */
+static void *coolhand_nl_find(const struct coolhand_nl_objs *objs,
+			      struct genl_info *info)
 {
-	struct coolhand_zone *zone;
+	void *obj;
 
 	lockdep_assert_held(&coolhand_lock);
 
-	if (GENL_REQ_ATTR_CHECK(info, COOLHAND_A_ZONE_ID))
+	if (GENL_REQ_ATTR_CHECK(info, objs->id_attr))
 		return ERR_PTR(-EINVAL);
-	zone = idr_find(&coolhand_zone_idr,
-			nla_get_u32(info->attrs[COOLHAND_A_ZONE_ID]));
-	if (!zone) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[COOLHAND_A_ZONE_ID],
-				    "no such zone");
+	obj = idr_find(objs->idr, nla_get_u32(info->attrs[objs->id_attr]));
+	if (!obj) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[objs->id_attr],
+				    "no zone or device with this id");
 		return ERR_PTR(-ENOENT);
 	}
-	return zone;
-}
-
-static struct coolhand_throttle *coolhand_nl_dev(struct genl_info *info)
-{
-	struct coolhand_throttle *thr;
-
-	lockdep_assert_held(&coolhand_lock);
-
-	if (GENL_REQ_ATTR_CHECK(info, COOLHAND_A_DEV_ID))
-		return ERR_PTR(-EINVAL);
-	thr = idr_find(&coolhand_throttle_idr,
-		       nla_get_u32(info->attrs[COOLHAND_A_DEV_ID]));
-	if (!thr) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[COOLHAND_A_DEV_ID],
-				    "no such device");
-		return ERR_PTR(-ENOENT);
-	}
-	return thr;
+	return obj;
 }
 
 /* Mutating commands need CAP_SYS_ADMIN (GENL_ADMIN_PERM checks NET_ADMIN). */
@@ -357,11 +367,12 @@ static int coolhand_nl_check_admin(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int coolhand_nl_zone_get_doit(struct sk_buff *skb,
-				     struct genl_info *info)
+/* ZONE_GET/DEV_GET of one id. */
+static int coolhand_nl_get_doit(const struct coolhand_nl_objs *objs,
+				struct genl_info *info)
 {
-	struct coolhand_zone *zone;
 	struct sk_buff *msg;
+	void *obj;
 	int ret;
 
 	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -369,9 +380,9 @@ static int coolhand_nl_zone_get_doit(struct sk_buff *skb,
 		return -ENOMEM;
 
 	mutex_lock(&coolhand_lock);
-	zone = coolhand_nl_zone(info);
-	ret = IS_ERR(zone) ? PTR_ERR(zone) :
-	      coolhand_fill_zone(msg, zone, info->snd_portid, info->snd_seq, 0);
+	obj = coolhand_nl_find(objs, info);
+	ret = IS_ERR(obj) ? PTR_ERR(obj) :
+	      objs->fill(msg, obj, info->snd_portid, info->snd_seq, 0);
 	mutex_unlock(&coolhand_lock);
 	if (ret) {
 		nlmsg_free(msg);
@@ -380,19 +391,19 @@ static int coolhand_nl_zone_get_doit(struct sk_buff *skb,
 	return genlmsg_reply(msg, info);
 }
 
-/* cb->args[0]: next zone id to dump. */
-static int coolhand_nl_zone_get_dumpit(struct sk_buff *skb,
-				       struct netlink_callback *cb)
+/* ZONE_GET/DEV_GET dumps; cb->args[0]: next id to dump. */
+static int coolhand_nl_get_dumpit(const struct coolhand_nl_objs *objs,
+				  struct sk_buff *skb,
+				  struct netlink_callback *cb)
 {
-	struct coolhand_zone *zone;
 	int id = cb->args[0];
 	int ret = 0;
+	void *obj;
 
 	mutex_lock(&coolhand_lock);
-	while ((zone = idr_get_next(&coolhand_zone_idr, &id))) {
-		ret = coolhand_fill_zone(skb, zone,
-					 NETLINK_CB(cb->skb).portid,
-					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+	while ((obj = idr_get_next(objs->idr, &id))) {
+		ret = objs->fill(skb, obj, NETLINK_CB(cb->skb).portid,
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI);
 		if (ret)
 			break;
 		id++;
@@ -405,49 +416,28 @@ static int coolhand_nl_zone_get_dumpit(struct sk_buff *skb,
 	return ret ?: skb->len;
 }
 
+static int coolhand_nl_zone_get_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	return coolhand_nl_get_doit(&coolhand_nl_zones, info);
+}
+
+static int coolhand_nl_zone_get_dumpit(struct sk_buff *skb,
+				       struct netlink_callback *cb)
+{
+	return coolhand_nl_get_dumpit(&coolhand_nl_zones, skb, cb);
+}
+
 static int coolhand_nl_dev_get_doit(struct sk_buff *skb,
 				    struct genl_info *info)
 {
-	struct coolhand_throttle *thr;
-	struct sk_buff *msg;
-	int ret;
-
-	msg = nlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	mutex_lock(&coolhand_lock);
-	thr = coolhand_nl_dev(info);
-	ret = IS_ERR(thr) ? PTR_ERR(thr) :
-	      coolhand_fill_dev(msg, thr, info->snd_portid, info->snd_seq, 0);
-	mutex_unlock(&coolhand_lock);
-	if (ret) {
-		nlmsg_free(msg);
-		return ret;
-	}
-	return genlmsg_reply(msg, info);
+	return coolhand_nl_get_doit(&coolhand_nl_devs, info);
 }
 
 static int coolhand_nl_dev_get_dumpit(struct sk_buff *skb,
 				      struct netlink_callback *cb)
 {
-	struct coolhand_throttle *thr;
-	int id = cb->args[0];
-	int ret = 0;
-
-	mutex_lock(&coolhand_lock);
-	while ((thr = idr_get_next(&coolhand_throttle_idr, &id))) {
-		ret = coolhand_fill_dev(skb, thr, NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		if (ret)
-			break;
-		id++;
-	}
-	mutex_unlock(&coolhand_lock);
-	cb->args[0] = id;
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret ?: skb->len;
+	return coolhand_nl_get_dumpit(&coolhand_nl_devs, skb, cb);
 }
 
 static int coolhand_nl_temp_get_doit(struct sk_buff *skb,
@@ -464,7 +454,7 @@ static int coolhand_nl_temp_get_doit(struct sk_buff *skb,
 		return -ENOMEM;
 
 	mutex_lock(&coolhand_lock);
-	zone = coolhand_nl_zone(info);
+	zone = coolhand_nl_find(&coolhand_nl_zones, info);
 	ret = IS_ERR(zone) ? PTR_ERR(zone) :
 	      coolhand_zone_read_temp(zone, &temp_mc);
 	now_ns = ktime_get_ns();
@@ -520,7 +510,7 @@ static int coolhand_nl_window_set_doit(struct sk_buff *skb,
 		return -EINVAL;
 
 	mutex_lock(&coolhand_lock);
-	zone = coolhand_nl_zone(info);
+	zone = coolhand_nl_find(&coolhand_nl_zones, info);
 	if (IS_ERR(zone))
 		ret = PTR_ERR(zone);
 	else if (steps)
@@ -551,7 +541,7 @@ static int coolhand_nl_level_set_doit(struct sk_buff *skb,
 		return -EINVAL;
 
 	mutex_lock(&coolhand_lock);
-	thr = coolhand_nl_dev(info);
+	thr = coolhand_nl_find(&coolhand_nl_devs, info);
 	ret = IS_ERR(thr) ? PTR_ERR(thr) :
 	      coolhand_throttle_set_level(thr,
 					  nla_get_u32(info->attrs[COOLHAND_A_LEVEL]));

@@ -82,122 +82,115 @@ static ssize_t temp1_input_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(temp1_input);
 
-static ssize_t temp1_alarm_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-	bool alarm;
+/*
+ * The alarm and trip files, one pair of functions for all of them: each
+ * file's attribute says which flag or trip it shows.
+ *   temp1_alarm          the temperature alarm (an event since temp1_input
+ *                        was read)
+ *   temp1_crit[_alarm]   the critical trip and its latched alarm
+ *   temp1_passive[_alarm] the passive trip and its latched alarm
+ * Alarm files accept "0" to clear. Trip tables are fixed at registration;
+ * a zone without a trip hides its files (coolhand_trip_attr_visible).
+ */
+enum coolhand_attr_src {
+	COOLHAND_SRC_TEMP,
+	COOLHAND_SRC_PASSIVE,
+	COOLHAND_SRC_CRIT,
+};
 
-	mutex_lock(&zone->lock);
-	alarm = zone->temp_alarm;
-	mutex_unlock(&zone->lock);
-	return sysfs_emit(buf, "%d\n", alarm);
+struct coolhand_zone_attr {
+	struct device_attribute dattr;
+	enum coolhand_attr_src src;
+};
+
+#define to_coolhand_zone_attr(a) container_of(a, struct coolhand_zone_attr, dattr)
+
+#define COOLHAND_ZONE_ATTR(_name, _mode, _show, _store, _src)		\
+	static struct coolhand_zone_attr coolhand_attr_##_name = {	\
+		.dattr = __ATTR(_name, _mode, _show, _store),		\
+		.src = _src,						\
+	}
+
+/* Index in zone->trips of the trip behind @src, or -1. */
+static int coolhand_src_trip(const struct coolhand_zone *zone,
+			     enum coolhand_attr_src src)
+{
+	if (src == COOLHAND_SRC_CRIT)
+		return zone->crit;
+	if (src == COOLHAND_SRC_PASSIVE)
+		return zone->passive;
+	return -1;
 }
 
-static ssize_t temp1_alarm_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *buf, size_t count)
+/* The alarm flag behind @src, or NULL for a missing trip. */
+static bool *__coolhand_alarm(struct coolhand_zone *zone,
+			      enum coolhand_attr_src src)
+{
+	int idx;
+
+	lockdep_assert_held(&zone->lock);
+
+	if (src == COOLHAND_SRC_TEMP)
+		return &zone->temp_alarm;
+	idx = coolhand_src_trip(zone, src);
+	return idx < 0 ? NULL : &zone->trips[idx].alarm;
+}
+
+static ssize_t coolhand_alarm_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
 {
 	struct coolhand_zone *zone = to_coolhand_zone(dev);
+	bool *alarm, value = false;
+
+	mutex_lock(&zone->lock);
+	alarm = __coolhand_alarm(zone, to_coolhand_zone_attr(attr)->src);
+	if (alarm)
+		value = *alarm;
+	mutex_unlock(&zone->lock);
+	if (!alarm)
+		return -ENODATA;
+	return sysfs_emit(buf, "%d\n", value);
+}
+
+static ssize_t coolhand_alarm_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	struct coolhand_zone *zone = to_coolhand_zone(dev);
+	bool *alarm;
 
 	if (coolhand_parse_clear(buf))
 		return -EINVAL;
 	mutex_lock(&zone->lock);
-	zone->temp_alarm = false;
+	alarm = __coolhand_alarm(zone, to_coolhand_zone_attr(attr)->src);
+	if (alarm)
+		*alarm = false;
 	mutex_unlock(&zone->lock);
-	return count;
+	return alarm ? count : -ENODATA;
 }
-static DEVICE_ATTR_RW(temp1_alarm);
 
-static ssize_t coolhand_trip_temp_show(struct coolhand_zone *zone, int idx,
+static ssize_t coolhand_trip_temp_show(struct device *dev,
+				       struct device_attribute *attr,
 				       char *buf)
 {
-	/* Trip tables are fixed at registration. */
+	struct coolhand_zone *zone = to_coolhand_zone(dev);
+	int idx = coolhand_src_trip(zone, to_coolhand_zone_attr(attr)->src);
+
 	if (idx < 0)
 		return -ENODATA;
 	return sysfs_emit(buf, "%d\n", zone->trips[idx].trip.temp_mc);
 }
 
-static ssize_t coolhand_trip_alarm_show(struct coolhand_zone *zone, int idx,
-					char *buf)
-{
-	bool alarm;
-
-	if (idx < 0)
-		return -ENODATA;
-	mutex_lock(&zone->lock);
-	alarm = zone->trips[idx].alarm;
-	mutex_unlock(&zone->lock);
-	return sysfs_emit(buf, "%d\n", alarm);
-}
-
-static ssize_t coolhand_trip_alarm_store(struct coolhand_zone *zone, int idx,
-					 const char *buf, size_t count)
-{
-	if (idx < 0)
-		return -ENODATA;
-	if (coolhand_parse_clear(buf))
-		return -EINVAL;
-	mutex_lock(&zone->lock);
-	zone->trips[idx].alarm = false;
-	mutex_unlock(&zone->lock);
-	return count;
-}
-
-static ssize_t temp1_crit_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-
-	return coolhand_trip_temp_show(zone, zone->crit, buf);
-}
-static DEVICE_ATTR_RO(temp1_crit);
-
-static ssize_t temp1_crit_alarm_show(struct device *dev,
-				     struct device_attribute *attr, char *buf)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-
-	return coolhand_trip_alarm_show(zone, zone->crit, buf);
-}
-
-static ssize_t temp1_crit_alarm_store(struct device *dev,
-				      struct device_attribute *attr,
-				      const char *buf, size_t count)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-
-	return coolhand_trip_alarm_store(zone, zone->crit, buf, count);
-}
-static DEVICE_ATTR_RW(temp1_crit_alarm);
-
-static ssize_t temp1_passive_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-
-	return coolhand_trip_temp_show(zone, zone->passive, buf);
-}
-static DEVICE_ATTR_RO(temp1_passive);
-
-static ssize_t temp1_passive_alarm_show(struct device *dev,
-					struct device_attribute *attr,
-					char *buf)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-
-	return coolhand_trip_alarm_show(zone, zone->passive, buf);
-}
-
-static ssize_t temp1_passive_alarm_store(struct device *dev,
-					 struct device_attribute *attr,
-					 const char *buf, size_t count)
-{
-	struct coolhand_zone *zone = to_coolhand_zone(dev);
-
-	return coolhand_trip_alarm_store(zone, zone->passive, buf, count);
-}
-static DEVICE_ATTR_RW(temp1_passive_alarm);
+COOLHAND_ZONE_ATTR(temp1_alarm, 0644, coolhand_alarm_show,
+		   coolhand_alarm_store, COOLHAND_SRC_TEMP);
+COOLHAND_ZONE_ATTR(temp1_crit, 0444, coolhand_trip_temp_show, NULL,
+		   COOLHAND_SRC_CRIT);
+COOLHAND_ZONE_ATTR(temp1_crit_alarm, 0644, coolhand_alarm_show,
+		   coolhand_alarm_store, COOLHAND_SRC_CRIT);
+COOLHAND_ZONE_ATTR(temp1_passive, 0444, coolhand_trip_temp_show, NULL,
+		   COOLHAND_SRC_PASSIVE);
+COOLHAND_ZONE_ATTR(temp1_passive_alarm, 0644, coolhand_alarm_show,
+		   coolhand_alarm_store, COOLHAND_SRC_PASSIVE);
 
 static ssize_t event_mode_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
@@ -274,39 +267,47 @@ static struct attribute *coolhand_zone_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_kind.attr,
 	&dev_attr_temp1_input.attr,
-	&dev_attr_temp1_alarm.attr,
-	&dev_attr_temp1_crit.attr,
-	&dev_attr_temp1_crit_alarm.attr,
-	&dev_attr_temp1_passive.attr,
-	&dev_attr_temp1_passive_alarm.attr,
+	&coolhand_attr_temp1_alarm.dattr.attr,
 	&dev_attr_event_mode.attr,
 	&dev_attr_event_step.attr,
 	&dev_attr_event_window.attr,
 	NULL
 };
 
+static const struct attribute_group coolhand_zone_group = {
+	.attrs = coolhand_zone_attrs,
+};
+
+/* Every file here is a struct coolhand_zone_attr of a trip. */
+static struct attribute *coolhand_trip_attrs[] = {
+	&coolhand_attr_temp1_crit.dattr.attr,
+	&coolhand_attr_temp1_crit_alarm.dattr.attr,
+	&coolhand_attr_temp1_passive.dattr.attr,
+	&coolhand_attr_temp1_passive_alarm.dattr.attr,
+	NULL
+};
+
 /* The crit and passive files exist only when the zone has that trip. */
-static umode_t coolhand_zone_attr_visible(struct kobject *kobj,
+static umode_t coolhand_trip_attr_visible(struct kobject *kobj,
 					  struct attribute *attr, int n)
 {
 	struct coolhand_zone *zone = to_coolhand_zone(kobj_to_dev(kobj));
+	struct device_attribute *dattr =
+		container_of(attr, struct device_attribute, attr);
 
-	if ((attr == &dev_attr_temp1_crit.attr ||
-	     attr == &dev_attr_temp1_crit_alarm.attr) && zone->crit < 0)
-		return 0;
-	if ((attr == &dev_attr_temp1_passive.attr ||
-	     attr == &dev_attr_temp1_passive_alarm.attr) && zone->passive < 0)
+	if (coolhand_src_trip(zone, to_coolhand_zone_attr(dattr)->src) < 0)
 		return 0;
 	return attr->mode;
 }
 
-static const struct attribute_group coolhand_zone_group = {
-	.attrs = coolhand_zone_attrs,
-	.is_visible = coolhand_zone_attr_visible,
+static const struct attribute_group coolhand_trip_group = {
+	.attrs = coolhand_trip_attrs,
+	.is_visible = coolhand_trip_attr_visible,
 };
 
 const struct attribute_group *coolhand_zone_groups[] = {
 	&coolhand_zone_group,
+	&coolhand_trip_group,
 	NULL
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run only the kernel-module tests (tests/kmod) without the rest of the
 # build: configure tests/kmod standalone, build the guest program and run
-# kmod_uapi_cxx, kmod_checkpatch and kmod_vm (build coolhand.ko, boot the
-# qemu guest). Prerequisites: scripts/install-deps.sh --vm.
+# kmod_uapi_cxx, kmod_checkpatch and kmod_vm (build coolhand.ko and
+# coolhand_emul.ko, boot the qemu guest). Prerequisites:
+# scripts/install-deps.sh --vm.
 #
 #   scripts/run-kmod-tests.sh [BUILD_DIR]     (default: build-kmod)
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build coolhand.ko against the installed Debian headers, pack it with the
-# guest test program, the real coolhandd (with its shared libraries and the
+# Build coolhand.ko and coolhand_emul.ko against the installed Debian
+# headers, pack them with the guest test program, the real coolhandd (with its shared libraries and the
 # dynamic loader, as ldd lists them) and tests/kmod/guest/init.sh into an
 # initramfs, boot Debian's own kernel in qemu and report the guest's verdict.
 #
@@ -64,7 +64,7 @@ fi
 [ -z "$daemon_bin" ] || [ -x "$daemon_bin" ] || fail "coolhandd '$daemon_bin' not built"
 
 # ---- build the module (Kbuild turns warnings into errors)
-echo "run-vm-tests.sh: building coolhand.ko for $kver in $work/kmod"
+echo "run-vm-tests.sh: building coolhand.ko and coolhand_emul.ko for $kver in $work/kmod"
 rm -rf "$work/kmod"
 mkdir -p "$work"
 make -s -C "$kmod_src" BUILD_DIR="$work/kmod" KVER="$kver" -j2 >"$work/build.log" 2>&1 || {
@@ -72,13 +72,14 @@ make -s -C "$kmod_src" BUILD_DIR="$work/kmod" KVER="$kver" -j2 >"$work/build.log
   fail "module build failed"
 }
 grep -i 'warning' "$work/build.log" | grep -v 'Skipping BTF' && fail "module build printed warnings"
-ko="$work/kmod/coolhand.ko"
-[ -s "$ko" ] || fail "no $ko after the build"
+for ko in coolhand coolhand_emul; do
+  [ -s "$work/kmod/$ko.ko" ] || fail "no $work/kmod/$ko.ko after the build"
+done
 
-# ---- initramfs: busybox, the module, the test program, /init
+# ---- initramfs: busybox, the modules, the test program, /init
 root="$work/initramfs"
 vm_initramfs_base "$root"
-cp "$ko" "$root/coolhand.ko"
+cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
 cp "$guest_bin" "$root/coolhand_vmtest"
 cp "$here/guest/init.sh" "$root/init"
 if [ -n "$daemon_bin" ]; then

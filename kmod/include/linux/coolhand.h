@@ -124,6 +124,8 @@ void *coolhand_throttle_get_drvdata(struct coolhand_throttle *thr);
 int coolhand_throttle_set_level(struct coolhand_throttle *thr,
 				unsigned int level);
 
+int coolhand_kind_parse(const char *s, enum coolhand_zone_kind *kind);
+
 int coolhand_bind(struct coolhand_zone *zone, struct coolhand_throttle *thr,
 		  unsigned int weight);
 void coolhand_unbind(struct coolhand_zone *zone,

@@ -5,14 +5,16 @@
 //
 //   coolhand_vmtest abi|events|thermal|perm|nocrit
 //   coolhand_vmtest stress-throttle|stress-temp|stress-netlink SECONDS
+//   coolhand_vmtest hold-across-unload|hammer-until-unload SECONDS
+//                   (unload.cpp)
 //
 // The suites except nocrit expect a fresh
-//   insmod coolhand.ko emul_zones=2 emul_devices=2 emul_kind=cpu,skin
-//          critical_report_only=1
+//   insmod coolhand.ko critical_report_only=1
+//   insmod coolhand_emul.ko emul_zones=2 emul_devices=2 emul_kind=cpu,skin
 // (all other parameters at their defaults: passive trip 60000 m°C with
 // 2000 m°C hysteresis, critical 95000 m°C, 10 levels, 35000 m°C at start,
 // 1000 m°C event steps) and run in the order abi, events, thermal, perm.
-// nocrit expects emul_zones=1 emul_devices=1 emul_crit_mc=0.
+// nocrit expects coolhand_emul.ko emul_zones=1 emul_devices=1 emul_crit_mc=0.
 // Output is TAP-like ("ok N - ...", "not ok N - ..."); the exit status is
 // the number of failed checks (capped), 0 when all passed.
 #include <dirent.h>
@@ -45,6 +47,7 @@
 #include "coolhand.h"
 #include "coolhand_nl.hpp"
 #include "testlib.hpp"
+#include "unload.hpp"
 
 namespace coolhand::vmtest {
 namespace {
@@ -54,49 +57,6 @@ constexpr int kPassiveMc = 60000;
 constexpr int kPassiveHystMc = 2000;
 constexpr int kCritMc = 95000;
 constexpr int kMaxLevel = 10;
-
-const std::string kClass = "/sys/class/coolhand";
-const std::string kEmul = "/sys/devices/coolhand_emul";
-const std::string kThermal = "/sys/class/thermal";
-
-std::string sensor(int i) {
-  return kEmul + "/sensor" + std::to_string(i);
-}
-std::string throttle(int i) {
-  return kEmul + "/throttle" + std::to_string(i);
-}
-
-std::vector<std::string> list_dir(const std::string& dir, const std::string& prefix) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(e->d_name);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// /sys/class/coolhand/zoneN of the zone with this name, or "".
-std::string zone_dir(const std::string& name) {
-  for (const auto& z : list_dir(kClass, "zone")) {
-    if (read_file(kClass + "/" + z + "/name") == name) return kClass + "/" + z;
-  }
-  return {};
-}
-
-int zone_id(const std::string& dir) {
-  return std::atoi(dir.substr(dir.rfind("zone") + 4).c_str());
-}
-
-// /sys/class/thermal/<prefix>N whose type is `type`, or "".
-std::string thermal_dir(const std::string& prefix, const std::string& type) {
-  for (const auto& d : list_dir(kThermal, prefix)) {
-    if (read_file(kThermal + "/" + d + "/type") == type) return kThermal + "/" + d;
-  }
-  return {};
-}
 
 int file_mode(const std::string& path) {
   struct stat st {};
@@ -908,7 +868,8 @@ int exec_without_cap_sys_admin(char** argv) {
 int main(int argc, char** argv) {
   using namespace coolhand::vmtest;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s abi|events|thermal|perm|nocrit|stress-* [seconds]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s abi|events|thermal|perm|nocrit|stress-*|*-unload [seconds]\n",
+                 argv[0]);
     return 2;
   }
   const std::string suite = argv[1];
@@ -917,11 +878,13 @@ int main(int argc, char** argv) {
   if (suite == "stress-temp") return stress_temp(seconds);
   if (suite == "stress-netlink") return stress_netlink(seconds);
   if (suite == "without-cap-sys-admin" && argc > 2) return exec_without_cap_sys_admin(argv + 2);
+  if (suite == "hammer-until-unload") return hammer_until_unload(seconds);
 
   const std::map<std::string, void (*)(Tap&)> suites = {
       {"abi", suite_abi},   {"events", suite_events}, {"thermal", suite_thermal},
       {"perm", suite_perm}, {"nocrit", suite_nocrit},
       {"thermal-thresholds", suite_thermal_thresholds},
+      {"hold-across-unload", suite_hold_across_unload},
   };
   auto it = suites.find(suite);
   if (it == suites.end()) {

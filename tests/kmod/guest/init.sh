@@ -1,7 +1,10 @@
 #!/bin/busybox sh
 # /init of the coolhand kmod test guest (packed by tests/kmod/run-vm-tests.sh
-# into an initramfs with busybox, coolhand.ko, coolhand_vmtest and, when
-# built, the real coolhandd with its libraries and daemon-policy.yaml).
+# into an initramfs with busybox, coolhand.ko, coolhand_emul.ko,
+# coolhand_vmtest and, when built, the real coolhandd with its libraries and
+# daemon-policy.yaml). The core, coolhand.ko, is always loaded first; the
+# emulated platform, coolhand_emul.ko, registers its zones and devices
+# through the core's exported API.
 #
 # Runs every check in one boot, prints TAP-like "ok"/"not ok" lines on the
 # serial console, then reports the verdict twice: a marker line
@@ -20,8 +23,11 @@ dmesg -n 1
 dmesg -c >/dev/null
 
 KO=/coolhand.ko
+EKO=/coolhand_emul.ko
 T=/coolhand_vmtest
-MAIN="emul_zones=2 emul_devices=2 emul_kind=cpu,skin critical_report_only=1"
+# The emulated criticals must not power the guest off.
+CORE="critical_report_only=1"
+MAIN="emul_zones=2 emul_devices=2 emul_kind=cpu,skin"
 STRESS_SECONDS=${coolhand_stress_seconds:-4}
 CYCLES=${coolhand_cycles:-50}
 n=0
@@ -40,18 +46,21 @@ check() {
 		sed 's/^/#   /' /tmp/check.out
 	fi
 }
+# tally NAME RC FILE: count the checks and failures a suite wrote to FILE.
+tally() {
+	cat "$3"
+	s_n=$(grep -c '^ok \|^not ok ' "$3")
+	s_fail=$(grep -c '^not ok ' "$3")
+	n=$((n + s_n))
+	failed=$((failed + s_fail))
+	if [ "$2" -ne 0 ] && [ "$s_fail" -eq 0 ]; then
+		not_ok "suite $1 exited with status $2"
+	fi
+}
 # suite NAME...: run a coolhand_vmtest suite, count its checks and failures.
 suite() {
 	"$T" "$@" >/tmp/suite.out 2>&1
-	rc=$?
-	cat /tmp/suite.out
-	s_n=$(grep -c '^ok \|^not ok ' /tmp/suite.out)
-	s_fail=$(grep -c '^not ok ' /tmp/suite.out)
-	n=$((n + s_n))
-	failed=$((failed + s_fail))
-	if [ "$rc" -ne 0 ] && [ "$s_fail" -eq 0 ]; then
-		not_ok "suite $1 exited with status $rc"
-	fi
+	tally "$1" $? /tmp/suite.out
 }
 # wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
 wait_for() {
@@ -67,17 +76,24 @@ wait_for() {
 level_is() { [ "$(cat "/sys/devices/coolhand_emul/$1/throttling")" "$2" "$3" ]; }
 loaded() { grep -q '^coolhand ' /proc/modules; }
 not_loaded() { ! loaded; }
+emul_loaded() { grep -q '^coolhand_emul ' /proc/modules; }
+# load_both EMUL_PARAMS...: the core, then the emulated platform.
+load_both() { insmod "$KO" $CORE && insmod "$EKO" "$@"; }
+# unload_both: the emulated platform, then the core.
+unload_both() { rmmod coolhand_emul && rmmod coolhand; }
 # Uptime in centiseconds, for section timings.
 now_cs() { cut -d' ' -f1 /proc/uptime | tr -d .; }
 no_emul_thermal() { ! cat /sys/class/thermal/*/type 2>/dev/null | grep -q '^emul_'; }
 insmod_must_fail() { ! insmod "$KO" "$@" && not_loaded; }
+emul_insmod_must_fail() { ! insmod "$EKO" "$@" && ! emul_loaded && [ ! -e /sys/devices/coolhand_emul ]; }
 
 start=$(cut -d. -f1 /proc/uptime)
 echo "# coolhand kmod tests on $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
 
-# 1. The main suites on one load of the emulated platform.
-check "insmod $MAIN" insmod "$KO" $MAIN
-if loaded; then
+# 1. The main suites on one load of the core and the emulated platform.
+check "insmod coolhand_emul.ko without coolhand.ko is refused" emul_insmod_must_fail $MAIN
+check "insmod coolhand.ko $CORE, coolhand_emul.ko $MAIN" load_both $MAIN
+if emul_loaded; then
 	suite abi
 	suite events
 	suite thermal
@@ -101,7 +117,36 @@ if loaded; then
 	check "stress: temperature writer finished cleanly" [ "$r2" -eq 0 ]
 	check "stress: netlink dumper/listener finished cleanly" [ "$r3" -eq 0 ]
 	check "module still answers after the stress" cat /sys/class/coolhand/zone0/temp1_input
-	check "rmmod after the main suites" rmmod coolhand
+
+	# 2b. The platform is a client of the core: the core stays while it is
+	#     loaded, and unloading it while user space holds its files, a
+	#     subscribed netlink socket and busy writers is safe.
+	check "coolhand.ko cannot be unloaded while coolhand_emul.ko is loaded" \
+		sh -c '! rmmod coolhand && grep -q "^coolhand .* coolhand_emul" /proc/modules'
+	"$T" hold-across-unload >/tmp/hold.out 2>&1 &
+	ph=$!
+	check "files and netlink held open" wait_for 10 grep -q '^# holding' /tmp/hold.out
+	"$T" hammer-until-unload 30 >/tmp/hammer1.out 2>&1 &
+	pw1=$!
+	"$T" hammer-until-unload 30 >/tmp/hammer2.out 2>&1 &
+	pw2=$!
+	usleep 500000
+	check "rmmod coolhand_emul while files are held and writers are busy" rmmod coolhand_emul
+	wait $ph
+	tally hold-across-unload $? /tmp/hold.out
+	wait $pw1
+	rw1=$?
+	wait $pw2
+	rw2=$?
+	cat /tmp/hammer1.out /tmp/hammer2.out
+	check "two writers ran across the unload and saw only clean refusals after it" \
+		[ $((rw1 + rw2)) -eq 0 ]
+	check "core stays loaded with no zones after the platform left" \
+		sh -c '[ -d /sys/class/coolhand ] && [ -z "$(ls /sys/class/coolhand)" ]'
+	check "unloading the platform removed its zones from /sys/class/thermal" no_emul_thermal
+	check "coolhand_emul.ko loads again on the same core" insmod "$EKO" $MAIN
+	check "zones are back after the reload" [ -e /sys/devices/coolhand_emul/sensor1/temp ]
+	check "rmmod coolhand_emul, then coolhand after the main suites" unload_both
 fi
 check "unload removed the zones from /sys/class/thermal" no_emul_thermal
 check "unload removed /sys/class/coolhand" [ ! -e /sys/class/coolhand ]
@@ -121,9 +166,9 @@ L=/tmp/coolhandd.log
 if [ ! -x "$D" ]; then
 	echo "# coolhandd checks not run: no coolhandd in the initramfs (standalone tests/kmod build)"
 else
-	check "insmod for the daemon checks" insmod "$KO" $MAIN
+	check "insmod both modules for the daemon checks" load_both $MAIN
 fi
-if [ -x "$D" ] && loaded; then
+if [ -x "$D" ] && emul_loaded; then
 	d_start=$(now_cs)
 	suite thermal-thresholds
 	for tz in /sys/class/thermal/thermal_zone*; do
@@ -179,28 +224,54 @@ if [ -x "$D" ] && loaded; then
 	wait $dpid
 	check "no CAP_SYS_ADMIN: exits 0 and restores level 3" sh -c "[ $? -eq 0 ] && [ \$(cat $E/throttle0/throttling) -eq 3 ]"
 	[ "$failed" -eq 0 ] || sed 's/^/#   coolhandd (no CAP_SYS_ADMIN): /' $L.2
-	check "rmmod after the daemon checks" rmmod coolhand
+
+	# The platform goes away under a running daemon (its netlink sockets,
+	# programmed windows and applied levels): the kernel stays sound, the
+	# daemon notices (TZ_DELETE of the mirrors), keeps running and still
+	# exits cleanly.
+	echo 52000 >$E/sensor1/temp
+	"$D" --config /daemon-policy.yaml --verbose >$L.3 2>&1 &
+	dpid=$!
+	check "coolhandd starts for the unload check" wait_for 10 grep -q 'running:' $L.3
+	check "coolhandd throttles before the unload" wait_for 5 level_is throttle0 -eq 8
+	check "rmmod coolhand_emul while coolhandd runs" rmmod coolhand_emul
+	check "coolhandd saw both zones go (thermal zone deleted; lost)" \
+		wait_for 5 sh -c "[ \$(grep -c 'thermal zone [0-9]* deleted; lost' $L.3) -eq 2 ]"
+	check "coolhandd survives the platform's unload" kill -0 $dpid
+	check "coolhand.ko still loaded under the daemon" loaded
+	kill -TERM $dpid
+	wait $dpid
+	check "coolhandd exits 0 on SIGTERM after the platform left" [ $? -eq 0 ]
+	grep -iE 'lost|vanish|gone|removed|fail' $L.3 | head -n 8 | sed 's/^/# coolhandd after unload: /'
+	[ "$failed" -eq 0 ] || sed 's/^/#   coolhandd (unload): /' $L.3
+	check "rmmod coolhand after the daemon checks" rmmod coolhand
 	d_cs=$(($(now_cs) - d_start))
 	echo "# coolhandd checks took $((d_cs / 100)).$((d_cs % 100 / 10)) s"
 fi
 
 # 4. A zone without a critical trip hides the crit files.
-check "insmod without critical trip" insmod "$KO" emul_zones=1 emul_devices=1 emul_crit_mc=0
-if loaded; then
+check "insmod without critical trip" load_both emul_zones=1 emul_devices=1 emul_crit_mc=0
+if emul_loaded; then
 	suite nocrit
-	check "rmmod (nocrit)" rmmod coolhand
+	check "rmmod both (nocrit)" unload_both
 fi
 
 # 5. Invalid module parameters are refused and leave nothing behind.
-check "emul_zones=17 refused" insmod_must_fail emul_zones=17
-check "emul_kind=toaster refused" insmod_must_fail emul_zones=1 emul_kind=toaster
 check "default_step_mc=0 refused" insmod_must_fail default_step_mc=0
-check "critical trip below passive refused" insmod_must_fail emul_zones=1 emul_crit_mc=50000
-check "no leftovers after refused loads" [ ! -e /sys/class/coolhand ]
+check "no leftovers after the refused core" [ ! -e /sys/class/coolhand ]
+check "insmod the core for the platform's parameter checks" insmod "$KO"
+check "emul_zones=17 refused" emul_insmod_must_fail emul_zones=17
+check "emul_kind=toaster refused" emul_insmod_must_fail emul_zones=1 emul_kind=toaster
+check "critical trip below passive refused" emul_insmod_must_fail emul_zones=1 emul_crit_mc=50000
+check "no zones left after refused platform loads" sh -c '[ -z "$(ls /sys/class/coolhand)" ]'
+check "rmmod coolhand after the refused platform loads" rmmod coolhand
 
-# 6. Without emulation the module only provides the core.
-check "insmod without emulated platform" insmod "$KO"
+# 6. The core alone: no zones, no devices, no platform.
+check "insmod coolhand.ko alone" insmod "$KO"
 check "core class exists, no zones" sh -c '[ -d /sys/class/coolhand ] && [ -z "$(ls /sys/class/coolhand)" ]'
+check "core alone creates no platform and no thermal zones" \
+	sh -c '[ ! -e /sys/devices/coolhand_emul ] && ! grep -q "^coolhand_emul " /proc/modules'
+check "core alone: no emulated thermal zones" no_emul_thermal
 check "rmmod (core only)" rmmod coolhand
 
 # 7. Load/unload cycles, each exercising the platform a little.
@@ -208,17 +279,18 @@ cycle_fail=0
 i=0
 while [ $i -lt "$CYCLES" ]; do
 	i=$((i + 1))
-	if ! insmod "$KO" emul_zones=3 emul_devices=3 critical_report_only=1; then
+	if ! load_both emul_zones=3 emul_devices=3; then
 		cycle_fail=$((cycle_fail + 1))
+		rmmod coolhand 2>/dev/null
 		continue
 	fi
 	echo $((60000 + i * 100)) >/sys/devices/coolhand_emul/sensor0/temp || cycle_fail=$((cycle_fail + 1))
 	echo $((i % 11)) >/sys/devices/coolhand_emul/throttle2/throttling || cycle_fail=$((cycle_fail + 1))
 	cat /sys/class/coolhand/zone2/temp1_input >/dev/null || cycle_fail=$((cycle_fail + 1))
-	rmmod coolhand || cycle_fail=$((cycle_fail + 1))
+	unload_both || cycle_fail=$((cycle_fail + 1))
 done
 check "$CYCLES load/unload cycles without error" [ "$cycle_fail" -eq 0 ]
-check "module unloaded after the cycles" not_loaded
+check "both modules unloaded after the cycles" sh -c '! grep -q "^coolhand" /proc/modules'
 check "no zones left in /sys/class/thermal after the cycles" no_emul_thermal
 
 # 8. The kernel log: no oops, WARN, BUG or lockdep splat; no warnings from
@@ -227,8 +299,9 @@ check "no zones left in /sys/class/thermal after the cycles" no_emul_thermal
 dmesg -r >/tmp/dmesg.txt
 splats='WARNING:|BUG:|Oops|general protection|Call Trace|lockdep|circular locking|INFO: task|rcu_.*stall|UBSAN|KASAN|refcount_t|list_add corruption|list_del corruption|kernel BUG|hung_task'
 # Expected: our report-only critical message, the taint notices of an
-# unsigned out-of-tree module, and the refusals of the bad-parameter loads.
-expected='critical temperature reached \(report only\)|loading out-of-tree module taints kernel|module verification failed|coolhand: invalid emul_\* module parameters|coolhand: default_step_mc must be'
+# unsigned out-of-tree module, the refusals of the bad-parameter loads and
+# the unknown symbols of coolhand_emul.ko loaded without coolhand.ko.
+expected='critical temperature reached \(report only\)|loading out-of-tree module taints kernel|module verification failed|coolhand_emul: invalid emul_\* module parameters|coolhand: default_step_mc must be|coolhand_emul: Unknown symbol coolhand_'
 check "dmesg has no oops/WARN/BUG/lockdep splat" sh -c "! grep -E '$splats' /tmp/dmesg.txt"
 check "dmesg has no unexpected warnings or errors" sh -c "! grep -E '^<[0-4]>' /tmp/dmesg.txt | grep -vE '$expected'"
 check "critical trip handled as report-only" grep -q 'critical temperature reached (report only)' /tmp/dmesg.txt

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace coolhand::vmtest {
 
@@ -85,5 +86,26 @@ inline std::optional<long long> read_int(const std::string& path) {
 
 // Writes with a single write(2), like `echo > file`. Returns 0 or errno.
 int write_file(const std::string& path, std::string_view value);
+
+// Where the module and the emulated platform (coolhand_emul.ko) live.
+inline const std::string kClass = "/sys/class/coolhand";
+inline const std::string kEmul = "/sys/devices/coolhand_emul";
+inline const std::string kThermal = "/sys/class/thermal";
+
+inline std::string sensor(int i) {
+  return kEmul + "/sensor" + std::to_string(i);
+}
+inline std::string throttle(int i) {
+  return kEmul + "/throttle" + std::to_string(i);
+}
+
+// Entries of `dir` starting with `prefix`, sorted.
+std::vector<std::string> list_dir(const std::string& dir, const std::string& prefix);
+// /sys/class/coolhand/zoneN of the zone with this name, or "".
+std::string zone_dir(const std::string& name);
+// N of a /sys/class/coolhand/zoneN path.
+int zone_id(const std::string& dir);
+// /sys/class/thermal/<prefix>N whose type is `type`, or "".
+std::string thermal_dir(const std::string& prefix, const std::string& type);
 
 }  // namespace coolhand::vmtest
