@@ -9,11 +9,14 @@
 # and bench/storm/storm-policy.yaml into an initramfs, boots Debian's kernel
 # and prints the guest's "STORM:" lines: the writes made, the daemon's CPU
 # share, its memory before and after, the events produced against those the
-# daemon received, and its netlink loss counters.
+# daemon received, and its netlink loss counters. When Debian's thermald is
+# installed, the guest also runs it on the same zones afterwards and prints
+# its memory the same way (a like-for-like peer figure).
 #
 # Usage: scripts/measure-storm.sh [BUILD_DIR]          (default: build)
 #   STORM_RATE=10000 STORM_SECONDS=60 scripts/measure-storm.sh build
-# Environment: STORM_RATE (writes/s), STORM_SECONDS, COOLHAND_VM_SMP
+# Environment: STORM_RATE (writes/s), STORM_SECONDS, STORM_ROUNDS (storms
+# back to back, default 2), COOLHAND_VM_SMP
 # (default 2: driver and daemon on their own vCPUs), COOLHAND_VM_TIMEOUT
 # (s, default 900), COOLHAND_VM_CACHE (scripts/fetch-guest-kernel.sh).
 # CPU time under TCG (no KVM here) is inflated against real hardware.
@@ -51,6 +54,15 @@ done
 cc -static -O2 -Wall -Wextra -Werror -o "$root/storm" "$repo/bench/storm/storm.c"
 vm_copy_dynamic "$daemon_bin" "$root" coolhandd
 cp "$repo/bench/storm/storm-policy.yaml" "$root/storm-policy.yaml"
+# A peer measured in the same guest, on the same zones, when installed:
+# Debian's thermald (apt-get install thermald).
+if thermald=$(command -v thermald); then
+  vm_copy_dynamic "$thermald" "$root" thermald
+  mkdir -p "$root/etc" "$root/run" "$root/var/run"
+  cp -r /etc/thermald "$root/etc/thermald"
+else
+  echo "measure-storm.sh: thermald not installed: no peer figure"
+fi
 cp "$repo/bench/storm/guest-init.sh" "$root/init"
 chmod +x "$root/init"
 vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
@@ -62,7 +74,7 @@ echo "measure-storm.sh: booting $vmlinuz (tcg, $smp vCPUs)," \
 set +e
 timeout "${COOLHAND_VM_TIMEOUT:-900}" "$qemu" -accel tcg -m 512 -smp "$smp" \
   -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 storm_rate=${STORM_RATE:-10000} storm_seconds=${STORM_SECONDS:-60}" \
+  -append "console=ttyS0 quiet panic=-1 storm_rate=${STORM_RATE:-10000} storm_seconds=${STORM_SECONDS:-60} storm_rounds=${STORM_ROUNDS:-2}" \
   -nographic -no-reboot -net none -monitor none \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
 status=$?

@@ -1,12 +1,14 @@
 // Event storm driver for the coolhand module's emulated platform, run inside
 // the qemu guest by bench/storm/guest-init.sh (never on the host).
 //
-//   storm seq TEMP_FILE VALUE
-//       Subscribes to the coolhand family's "events" group, writes VALUE
-//       (m°C) to TEMP_FILE (/sys/devices/coolhand_emul/sensor<i>/temp), and
-//       prints the COOLHAND_A_SEQ of the first event that arrives (kmod/README
-//       4.4: one counter for all the family's events). Two such calls bracket
-//       a run: the events produced between them are the difference.
+//   storm seq TEMP_FILE VALUE...
+//       Subscribes to the coolhand family's "events" group, writes the
+//       VALUEs (m°C) to TEMP_FILE (/sys/devices/coolhand_emul/sensor<i>/temp)
+//       one by one, 2 s apart, until an event arrives (a value inside the
+//       zone's window raises none), and prints that event's COOLHAND_A_SEQ
+//       (kmod/README 4.4: one counter for all the family's events). Two such
+//       calls bracket a run: the events produced between them are the
+//       difference.
 //   storm write TEMP_FILE RATE SECONDS LOW HIGH
 //       Writes LOW and HIGH (m°C) alternately to TEMP_FILE, RATE writes per
 //       second for SECONDS, and ends on LOW. The pace is kept by writing
@@ -128,7 +130,30 @@ static void seq_attr(const struct nlattr* a, void* ctx) {
     memcpy(ctx, attr_data(a), 4);
 }
 
-static int cmd_seq(const char* path, long value) {
+// Waits up to `timeout_ms` for an event of family `family_id`; its
+// COOLHAND_A_SEQ in *seq. 1 when one arrived, 0 on timeout, -1 on error.
+static int next_event(int sock, uint16_t family_id, int timeout_ms, uint32_t* seq) {
+  for (;;) {
+    struct pollfd p = {.fd = sock, .events = POLLIN};
+    int r = poll(&p, 1, timeout_ms);
+    if (r <= 0) return r;
+    char buf[8192];
+    ssize_t n = recv(sock, buf, sizeof buf, 0);
+    if (n < 0) return -1;
+    for (const struct nlmsghdr* h = (const struct nlmsghdr*)buf; NLMSG_OK(h, (unsigned)n);
+         h = NLMSG_NEXT(h, n)) {
+      if (h->nlmsg_type != family_id) continue;
+      const char* attrs = (const char*)NLMSG_DATA(h) + GENL_HDRLEN;
+      *seq = 0;
+      for_each_attr(attrs, (int)(h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN)), seq_attr, seq);
+      return 1;
+    }
+  }
+}
+
+// Writes each value in turn (a value inside the zone's current window raises
+// nothing) until an event arrives; prints the first event's sequence number.
+static int cmd_seq(const char* path, char** values, int count) {
   int sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
   struct family f;
   if (sock < 0 || resolve(sock, &f) != 0) {
@@ -141,34 +166,27 @@ static int cmd_seq(const char* path, long value) {
     perror("storm: NETLINK_ADD_MEMBERSHIP");
     return 1;
   }
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0 || write_temp(fd, value) != 0) {
-    fprintf(stderr, "storm: cannot write %ld to %s: %s\n", value, path, strerror(errno));
-    return 1;
-  }
-  close(fd);
-  for (;;) {
-    struct pollfd p = {.fd = sock, .events = POLLIN};
-    if (poll(&p, 1, 5000) != 1) {
-      fprintf(stderr, "storm: no event within 5 s of writing %ld\n", value);
+  for (int i = 0; i < count; ++i) {
+    const long value = strtol(values[i], NULL, 10);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write_temp(fd, value) != 0) {
+      fprintf(stderr, "storm: cannot write %ld to %s: %s\n", value, path, strerror(errno));
       return 1;
     }
-    char buf[8192];
-    ssize_t n = recv(sock, buf, sizeof buf, 0);
-    if (n < 0) {
+    close(fd);
+    uint32_t seq = 0;
+    const int r = next_event(sock, f.id, 2000, &seq);
+    if (r < 0) {
       perror("storm: recv");
       return 1;
     }
-    for (const struct nlmsghdr* h = (const struct nlmsghdr*)buf; NLMSG_OK(h, (unsigned)n);
-         h = NLMSG_NEXT(h, n)) {
-      if (h->nlmsg_type != f.id) continue;
-      uint32_t seq = 0;
-      const char* attrs = (const char*)NLMSG_DATA(h) + GENL_HDRLEN;
-      for_each_attr(attrs, (int)(h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN)), seq_attr, &seq);
+    if (r == 1) {
       printf("%u\n", seq);
       return 0;
     }
   }
+  fprintf(stderr, "storm: no event within 2 s of any write\n");
+  return 1;
 }
 
 static int cmd_write(const char* path, long rate, long seconds, long low, long high) {
@@ -204,12 +222,12 @@ static int cmd_write(const char* path, long rate, long seconds, long low, long h
 }
 
 int main(int argc, char** argv) {
-  if (argc == 4 && strcmp(argv[1], "seq") == 0) return cmd_seq(argv[2], strtol(argv[3], NULL, 10));
+  if (argc >= 4 && strcmp(argv[1], "seq") == 0) return cmd_seq(argv[2], argv + 3, argc - 3);
   if (argc == 7 && strcmp(argv[1], "write") == 0)
     return cmd_write(argv[2], strtol(argv[3], NULL, 10), strtol(argv[4], NULL, 10),
                      strtol(argv[5], NULL, 10), strtol(argv[6], NULL, 10));
   fprintf(stderr,
-          "usage: storm seq TEMP_FILE VALUE\n"
+          "usage: storm seq TEMP_FILE VALUE...\n"
           "       storm write TEMP_FILE RATE SECONDS LOW HIGH\n");
   return 2;
 }
