@@ -9,7 +9,7 @@
 #    storm_rounds times (default 2: the second shows whether memory keeps
 #    growing) writes 40 °C / 58 °C alternately to the emulated sensor at
 #    storm_rate writes per second for storm_seconds seconds (kernel command
-#    line; defaults 10000 and 60), with the daemon's CPU time over the round
+#    line; defaults 20000 and 60), with the daemon's CPU time over the round
 #    and its memory right after and 5 s later.
 # 3. Stops the daemon (its exit log carries its coolhand netlink counters)
 #    and takes the sequence number again: the events the module produced
@@ -26,7 +26,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 dmesg -n 1
 
-RATE=${storm_rate:-10000}
+RATE=${storm_rate:-20000}
 SECONDS_=${storm_seconds:-60}
 ROUNDS=${storm_rounds:-2}
 EMUL="emul_zones=1 emul_devices=1 emul_kind=cpu critical_report_only=1"
