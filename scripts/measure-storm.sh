@@ -33,7 +33,7 @@ work=$(mktemp -d /tmp/coolhand-storm.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 VM_NAME=measure-storm.sh
-# shellcheck source=../tests/vm-lib.sh
+# shellcheck source=tests/vm-lib.sh
 . "$repo/tests/vm-lib.sh"
 kver=""
 for build in /lib/modules/*/build; do
