@@ -102,7 +102,7 @@ else
 fi
 
 # ---- a private bus per D-Bus run (two services cannot share one name)
-start_bus() {  # NAME -> prints the bus address
+start_bus() {  # NAME: starts a private bus; its address in $BUS_ADDRESS
   local dir="$BASE/$1"
   mkdir -p "$dir"
   cat >"$dir/bus.conf" <<EOF
@@ -116,11 +116,12 @@ start_bus() {  # NAME -> prints the bus address
   </policy>
 </busconfig>
 EOF
+  # Not in a command substitution: the pid must reach PIDS for the cleanup.
   dbus-daemon --config-file="$dir/bus.conf" --nofork --print-address >"$dir/address" 2>/dev/null &
   PIDS+=($!)
   for _ in $(seq 50); do [ -s "$dir/address" ] && break; sleep 0.1; done
   [ -s "$dir/address" ] || { echo "dbus-daemon did not start" >&2; exit 1; }
-  head -1 "$dir/address"
+  BUS_ADDRESS=$(head -1 "$dir/address")
 }
 
 declare -A PID_OF CG_OF
@@ -177,7 +178,8 @@ stop() {  # LABEL...
 # ---- 1. the steady daemon, alone: no other process maps its binary, so its
 # Pss is what one coolhandd costs (shared libraries are still divided among
 # every process on this machine that maps them, as on a handheld).
-BUS=$(start_bus bus)
+start_bus bus
+BUS=$BUS_ADDRESS
 start bus "$BUS" "" --bus system
 sleep 2
 for _ in 1 2 3 4 5; do DBUS_SYSTEM_BUS_ADDRESS=$BUS "$CTL" status >/dev/null; done
@@ -199,7 +201,8 @@ stop bus
 # call, without it (shim), and without D-Bus; RELOADS policy reloads each.
 # Private_Dirty and RssAnon are the figures to compare here (Pss divides the
 # binary's pages among the three).
-BUS_NOTRIM=$(start_bus bus-notrim)
+start_bus bus-notrim
+BUS_NOTRIM=$BUS_ADDRESS
 start trim "$BUS" "" --bus system
 start notrim "$BUS_NOTRIM" "$BASE/notrim.so" --bus system
 start no-bus "" "" --bus none
