@@ -50,7 +50,7 @@ struct Options {
 // Reads the policy with a buffer of the file's own size, then parses it;
 // anything unusual (not a regular file, unreadable, oversized) goes through
 // config::load_policy_file for its error message. load_policy_file alone
-// would zero-fill a 4 MiB buffer, which stays in the daemon's peak RSS.
+// would zero-fill a 1 MiB buffer (the policy size limit) at every load.
 // `errors`, when set, receives the errors joined by "; " (D-Bus replies).
 std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd::Logger& log,
                                                      std::string* errors = nullptr) {
@@ -77,8 +77,7 @@ std::optional<coolhand::config::PolicyDocument> load(const std::string& path, cd
 // Start-up and reload touch code the steady loop never runs again (memory.h).
 void release_startup_memory(cd::Logger& log) {
   const auto r = cd::release_startup_memory();
-  log.debug("released start-up memory: {} code mappings, {} kB advised, {} failed", r.mappings,
-            r.bytes / 1024, r.failures);
+  log.debug("released start-up memory: heap {}", r.heap_released ? "trimmed" : "had none free");
 }
 
 }  // namespace

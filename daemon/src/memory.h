@@ -1,43 +1,27 @@
-// Giving back start-up memory. coolhandd touches most of its code once, at
-// start and on reload (YAML parsing, command line, discovery), and then
-// runs a small loop: wake, read a few files, step the engine, write, sleep.
-// Everything start-up touched stays in the process's resident set unless
-// given back, and on a handheld that is most of the daemon's RSS:
-// - heap: malloc_trim() returns the free heap to the kernel;
-// - code and read-only data: the binary's and the shared libraries' text,
-//   constants and symbol tables (the dynamic linker reads those of every
-//   library while it relocates; a C++ runtime's are large) are clean pages
-//   backed by their files, so dropping them from this process's page tables
-//   with madvise(MADV_DONTNEED) loses nothing; a page the loop needs again
-//   is mapped back from the page cache on its next use (a minor fault, no
-//   I/O while the file is cached).
-// Only private, non-writable, file-backed mappings with no anonymous pages
-// are dropped. Writable mappings hold state; a read-only mapping with
-// anonymous pages is relocated data made read-only afterwards (RELRO: the
-// GOT, vtables), whose relocated contents exist nowhere else. Nothing can
-// write a non-writable mapping between the check and the madvise() in a
-// single-threaded daemon that does not dlopen().
+// Giving back start-up heap. coolhandd allocates most of its heap once, at
+// start and on reload (YAML parsing, command line, discovery), frees most of
+// it, and then runs a small loop: wake, read a few files, step the engine,
+// write, sleep. glibc's free() returns memory to the kernel only from the
+// top of the heap and only above M_TRIM_THRESHOLD (128 KiB by default), so
+// free pages below a live allocation stay resident and dirty for the
+// daemon's whole life. malloc_trim(0) gives back every whole free page of
+// the heap (glibc >= 2.8 walks all free chunks, not only the top; see
+// malloc_trim(3)). Its effect is measured in docs/benchmarks.md ("Memory").
+//
+// File-backed pages (code, read-only data) are not touched: they are clean,
+// shared with every other process mapping the same files, and counted once
+// among them by Pss; dropping them from this process's page tables would only
+// move the RssFile counter, not free memory.
 #pragma once
-
-#include <cstddef>
-#include <string_view>
 
 namespace coolhand::daemon {
 
 struct TrimReport {
-  std::size_t mappings = 0;  // clean file mappings advised
-  std::size_t bytes = 0;     // their total size
-  std::size_t failures = 0;  // madvise() calls that failed (mapping kept)
+  bool heap_released = false;  // malloc_trim() gave pages back to the kernel
 };
 
-// True for a /proc/PID/smaps mapping header line ("start-end perms offset
-// dev inode path") whose mapping may be dropped when it has no anonymous
-// pages: permissions r-xp or r--p and an absolute path (not [vdso],
-// [vsyscall], [heap] or anonymous).
-[[nodiscard]] bool droppable_file_mapping(std::string_view header_line);
-
-// Trims the heap and drops this process's clean file mappings as described
-// above. Reads /proc/self/smaps; returns what was advised.
+// Returns the free heap to the kernel. Called after start-up and after each
+// reload, from the event loop's thread.
 TrimReport release_startup_memory();
 
 }  // namespace coolhand::daemon
