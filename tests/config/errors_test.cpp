@@ -322,7 +322,7 @@ TEST(Errors, MissingFile) {
   const LoadResult r = load_policy_file("/nonexistent/coolhand/policy.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].to_string(),
-            "/nonexistent/coolhand/policy.yaml: cannot open: No such file or directory");
+            "/nonexistent/coolhand/policy.yaml: cannot open: No such file or directory (ENOENT)");
   EXPECT_EQ(r.errors[0].line, 0);
 }
 
