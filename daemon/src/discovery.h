@@ -39,7 +39,16 @@ struct KnobTarget {
   std::string path;                  // e.g. "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
   std::int64_t original = 0;         // value found before the daemon touched it
   std::vector<std::int64_t> values;  // index: engine level 0..max_level
+  // The knob's discovered range (cpuinfo_min/max_freq, max_state,
+  // max_brightness, ...), in the knob's unit; unset when sysfs gives none.
+  std::optional<std::int64_t> min = std::nullopt;
+  std::optional<std::int64_t> max = std::nullopt;
 };
+
+// Whether `value` may be taken as `target`'s original (read back from a
+// state file or saved by an earlier binding) and written back on restore:
+// inside the discovered range, or any value when the knob has none.
+[[nodiscard]] bool original_acceptable(const KnobTarget& target, std::int64_t value);
 
 struct KnobBinding {
   std::vector<KnobTarget> targets;
@@ -47,8 +56,10 @@ struct KnobBinding {
 };
 
 // Original value of `path` saved by an earlier binding (across reloads the
-// daemon keeps the value from before it first touched the knob); nullopt when
-// the knob is new and its current value is the original.
+// daemon keeps the value from before it first touched the knob) or by an
+// earlier instance (originals.h); nullopt when the knob is new and its
+// current value is the original. A saved value original_acceptable()
+// rejects is ignored and the current value taken instead.
 using OriginalLookup = std::function<std::optional<std::int64_t>(const std::string& path)>;
 
 // Level mapping, as docs/policy-language.md ("How levels map to values")

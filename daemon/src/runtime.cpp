@@ -65,34 +65,32 @@ const char* describe(EventSource e) {
 }
 }  // namespace
 
-Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts) : fs_(fs), log_(log), opts_(opts) {}
+Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts)
+    : fs_(fs),
+      log_(log),
+      opts_(opts),
+      own_originals_(opts.originals ? nullptr : std::make_unique<OriginalStore>("", "", log)),
+      originals_(opts.originals ? *opts.originals : *own_originals_) {}
 Runtime::~Runtime() = default;
 
 const policy::Engine& Runtime::engine() const {
   return *bound_->engine;
 }
 
-std::optional<std::int64_t> Runtime::original_of(const std::string& path) const {
-  auto it = originals_.find(path);
-  if (it == originals_.end()) return std::nullopt;
-  return it->second;
-}
-
 void Runtime::remember_originals(const Bound& b) {
   for (const auto& d : b.devices) {
-    if (!d.actuator) continue;
-    for (const auto& t : d.actuator->binding().targets) originals_.emplace(t.path, t.original);
+    if (d.actuator) originals_.remember(d.actuator->binding());
   }
 }
 
-Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc) {
+Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::PolicyDocument doc) {
   auto compiled = policy::Engine::compile(doc.spec);
   if (!compiled.engine) {
     std::string detail;
     for (const auto& e : compiled.errors) {
       detail += fmt::format("{}{}.{}: {}", detail.empty() ? "" : "; ", e.path, e.key, e.message);
     }
-    return SysError{"compile", "policy", 0, detail};
+    return CreateError{{"compile", "policy", 0, detail}, CreateError::Reason::bad_policy};
   }
   auto b = std::make_unique<Bound>();
   b->engine = std::move(compiled.engine);
@@ -128,7 +126,7 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
       log_.info("device {}: no hardware binding; levels are decided but not written", d.name);
     } else {
       auto found = find_knob(fs_, slot.knob, d.max_level,
-                             [this](const std::string& p) { return original_of(p); });
+                             [this](const std::string& p) { return originals_.original_of(p); });
       if (found) {
         slot.actuator =
             std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);
@@ -144,14 +142,15 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
   if (!missing.empty()) {
     std::string detail;
     for (const auto& m : missing) detail += (detail.empty() ? "" : "; ") + m;
-    return SysError{"bind", "policy", 0, "required hardware not found: " + detail};
+    return CreateError{{"bind", "policy", 0, "required hardware not found: " + detail},
+                       CreateError::Reason::missing_hardware};
   }
   b->doc = std::move(doc);
   return b;
 }
 
-Result<std::unique_ptr<Runtime>> Runtime::create(config::PolicyDocument doc, Sysfs& fs, Logger& log,
-                                                 RuntimeOptions opts) {
+Result<std::unique_ptr<Runtime>, CreateError> Runtime::create(config::PolicyDocument doc, Sysfs& fs,
+                                                              Logger& log, RuntimeOptions opts) {
   std::unique_ptr<Runtime> rt(new Runtime(fs, log, opts));
   auto b = rt->bind(std::move(doc));
   if (!b) return b.error();
@@ -454,7 +453,7 @@ void Runtime::resync(Time now) {
     if (d.actuator || d.knob.kind == config::DeviceKnob::Kind::none) continue;
     const auto& spec = b.doc.spec.devices.at(d.id.index);
     auto found = find_knob(fs_, d.knob, spec.max_level,
-                           [this](const std::string& p) { return original_of(p); });
+                           [this](const std::string& p) { return originals_.original_of(p); });
     if (!found) continue;
     log_.info("device {}: appeared ({})", d.name, found->description);
     d.actuator = std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);
@@ -482,7 +481,7 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
   auto nb = bind(std::move(doc));
   if (!nb) {
     ++counters_.reload_failures;
-    return nb.error();
+    return SysError(nb.error());
   }
   Bound& fresh = **nb;
   // Devices the new policy no longer drives get their original values back.
@@ -499,7 +498,7 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
     log_.info("device {}: dropped by the new policy; restoring its original value", d.name);
     (void)d.actuator->restore();
     for (const auto& t : d.actuator->binding().targets) {
-      if (!kept_paths.count(t.path)) originals_.erase(t.path);
+      if (!kept_paths.count(t.path)) originals_.forget(t.path);
     }
   }
   // Devices kept by name start from the level they have now.

@@ -32,9 +32,9 @@
 //
 // Device rules: a device's level is written when the engine's decision
 // differs from what the actuator last applied (so a failed write is retried
-// at the next step). Originals are saved once per attribute path and kept
-// across reloads; restore_all() and a reload that drops a device write them
-// back.
+// at the next step). Originals are saved once per attribute path in an
+// OriginalStore (persisted before the first write) and kept across reloads;
+// restore_all() and a reload that drops a device write them back.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +50,7 @@
 #include "coolhand/policy/engine.h"
 #include "discovery.h"
 #include "log.h"
+#include "originals.h"
 #include "result.h"
 #include "sysfs.h"
 
@@ -62,6 +63,16 @@ struct RuntimeOptions {
   bool dry_run = false;                  // decide and log, write nothing
   bool events_available = false;         // the thermal netlink family is subscribed
   bool module_events_available = false;  // the coolhand module's family is subscribed
+  // Where knob originals are recorded (originals.h), owned by the caller and
+  // outliving the Runtime; null: an in-memory store of the Runtime's own.
+  OriginalStore* originals = nullptr;
+};
+
+// Why create() failed: the policy does not compile, or hardware it requires
+// is absent (coolhandd exits 3, "not for this machine").
+struct CreateError : SysError {
+  enum class Reason : std::uint8_t { bad_policy, missing_hardware };
+  Reason reason = Reason::bad_policy;
 };
 
 struct RuntimeCounters {
@@ -82,9 +93,8 @@ class Runtime {
  public:
   // Compile the policy and bind its hardware. Fails (and writes nothing) when
   // the engine rejects the spec or a required sensor or device is absent.
-  [[nodiscard]] static Result<std::unique_ptr<Runtime>> create(config::PolicyDocument doc,
-                                                               Sysfs& fs, Logger& log,
-                                                               RuntimeOptions opts);
+  [[nodiscard]] static Result<std::unique_ptr<Runtime>, CreateError> create(
+      config::PolicyDocument doc, Sysfs& fs, Logger& log, RuntimeOptions opts);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -152,7 +162,7 @@ class Runtime {
  private:
   Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts);
 
-  [[nodiscard]] Result<std::unique_ptr<Bound>> bind(config::PolicyDocument doc);
+  [[nodiscard]] Result<std::unique_ptr<Bound>, CreateError> bind(config::PolicyDocument doc);
   void sample(std::size_t i, Time now);
   void pushed_sample(SensorSlot& s, MilliC value, Time now);
   void step(Time now);
@@ -161,15 +171,15 @@ class Runtime {
   void write_event_window(const std::string& path, const policy::Window& w);
   bool send_window(const SensorSlot& s, const policy::Window& w);
   void log_events(const policy::Decision& d);
-  [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
   void remember_originals(const Bound& b);
 
   Sysfs& fs_;
   Logger& log_;
   RuntimeOptions opts_;
   std::unique_ptr<Bound> bound_;
-  std::map<std::string, std::int64_t> originals_;  // by attribute path, kept across reloads
-  bool dirty_ = false;                             // a reading arrived since the last step
+  std::unique_ptr<OriginalStore> own_originals_;  // when opts.originals is null
+  OriginalStore& originals_;                      // by attribute path, kept across reloads
+  bool dirty_ = false;                            // a reading arrived since the last step
   std::optional<Time> last_step_;
   RuntimeCounters counters_;
 };
