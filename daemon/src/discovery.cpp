@@ -311,8 +311,7 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
       t.min = f.range->lo;
       t.max = f.range->hi;
     }
-    auto saved = originals ? originals(f.path) : std::nullopt;
-    if (saved && original_acceptable(t, *saved)) {
+    if (auto saved = originals ? originals(t) : std::nullopt) {
       t.original = *saved;
     } else {
       auto cur = fs.read_integer(f.path);

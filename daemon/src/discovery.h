@@ -55,12 +55,12 @@ struct KnobBinding {
   std::string description;  // "cpufreq policy0,policy4 scaling_max_freq (kHz)"
 };
 
-// Original value of `path` saved by an earlier binding (across reloads the
-// daemon keeps the value from before it first touched the knob) or by an
-// earlier instance (originals.h); nullopt when the knob is new and its
-// current value is the original. A saved value original_acceptable()
-// rejects is ignored and the current value taken instead.
-using OriginalLookup = std::function<std::optional<std::int64_t>(const std::string& path)>;
+// Original value of `target` (its path and discovered range are set)
+// saved by an earlier binding (across reloads the daemon keeps the value from
+// before it first touched the knob) or by an earlier instance (originals.h);
+// nullopt when the knob is new, or the saved value is not acceptable (see
+// original_acceptable), and its current value is the original.
+using OriginalLookup = std::function<std::optional<std::int64_t>(const KnobTarget& target)>;
 
 // Level mapping, as docs/policy-language.md ("How levels map to values")
 // states it: with an explicit `values` table, level L gets values[L].

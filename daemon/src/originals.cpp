@@ -236,9 +236,33 @@ void OriginalStore::load() {
 
 std::optional<std::int64_t> OriginalStore::original_of(const std::string& path) const {
   auto it = entries_.find(path);
-  // A corrupt file's value is used only after remember() checked its range.
-  if (it == entries_.end() || it->second.from_corrupt_file) return std::nullopt;
+  if (it == entries_.end()) return std::nullopt;
   return it->second.original;
+}
+
+std::optional<std::int64_t> OriginalStore::original_for(const KnobTarget& t) const {
+  auto it = entries_.find(t.path);
+  if (it == entries_.end()) return std::nullopt;
+  const Entry& e = it->second;
+  const std::string range =
+      t.min && t.max ? fmt::format("[{}, {}]", *t.min, *t.max) : "(no discovered range)";
+  if (e.from_corrupt_file && !(t.min && t.max && original_acceptable(t, e.original))) {
+    log_.warning(
+        "{}: original {} from the corrupt state file is not trusted {}; taking the "
+        "current value",
+        t.path, e.original, range);
+    return std::nullopt;
+  }
+  if (!original_acceptable(t, e.original)) {
+    log_.warning("{}: recorded original {} is outside {}; taking the current value", t.path,
+                 e.original, range);
+    return std::nullopt;
+  }
+  if (e.from_corrupt_file) {
+    log_.info("{}: original {} from the corrupt state file is inside {}; kept", t.path, e.original,
+              range);
+  }
+  return e.original;
 }
 
 void OriginalStore::remember(const KnobBinding& binding) {
@@ -247,30 +271,11 @@ void OriginalStore::remember(const KnobBinding& binding) {
     auto [it, added] = entries_.try_emplace(t.path, Entry{t.original, t, false});
     Entry& e = it->second;
     e.target = t;
-    if (added) {
-      changed = true;
-      continue;
-    }
-    const std::string range =
-        t.min && t.max ? fmt::format("[{}, {}]", *t.min, *t.max) : "(no discovered range)";
-    if (e.from_corrupt_file) {
-      e.from_corrupt_file = false;
-      changed = true;
-      if (t.min && t.max && original_acceptable(t, e.original)) {
-        log_.info("{}: original {} from the corrupt state file is inside {}; kept", t.path,
-                  e.original, range);
-      } else {
-        log_.warning("{}: original {} from the corrupt state file is not trusted {}; taking {}",
-                     t.path, e.original, range, t.original);
-        e.original = t.original;
-      }
-    } else if (e.original != t.original) {
-      // Discovery ignored the recorded value: it is outside the range.
-      log_.warning("{}: recorded original {} is outside {}; taking {}", t.path, e.original, range,
-                   t.original);
-      e.original = t.original;
-      changed = true;
-    }
+    // original_for() decided (and logged) what discovery took: from now on
+    // that is the original, checked against this knob's range.
+    if (added || e.from_corrupt_file || e.original != t.original) changed = true;
+    e.original = t.original;
+    e.from_corrupt_file = false;
   }
   if (changed) persist();
 }

@@ -71,11 +71,15 @@ class OriginalStore {
 
   // Read a state file left by a previous instance; logs what it found.
   void load();
-  // The recorded original of `path`, if any (discovery's OriginalLookup).
+  // The recorded original of `path`, if any, as recorded (tests, log lines).
   [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
-  // A knob was bound: record its targets' originals and ranges, and persist
-  // before the caller's first write. A file value that discovery rejected
-  // (outside the range) is logged and replaced by the target's original.
+  // Discovery's OriginalLookup: the recorded original of `target` if
+  // original_acceptable() takes it, and, for a corrupt file's entry, only
+  // with a discovered range; otherwise nullopt (logged), so discovery reads
+  // the knob's current value instead.
+  [[nodiscard]] std::optional<std::int64_t> original_for(const KnobTarget& target) const;
+  // A knob was bound: record its targets' originals (as discovery settled
+  // them) and ranges, and persist before the caller's first write.
   void remember(const KnobBinding& binding);
   // The running policy no longer drives `path` (its original was written back).
   void forget(const std::string& path);

@@ -126,7 +126,7 @@ Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::Polic
       log_.info("device {}: no hardware binding; levels are decided but not written", d.name);
     } else {
       auto found = find_knob(fs_, slot.knob, d.max_level,
-                             [this](const std::string& p) { return originals_.original_of(p); });
+                             [this](const KnobTarget& t) { return originals_.original_for(t); });
       if (found) {
         slot.actuator =
             std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);
@@ -453,7 +453,7 @@ void Runtime::resync(Time now) {
     if (d.actuator || d.knob.kind == config::DeviceKnob::Kind::none) continue;
     const auto& spec = b.doc.spec.devices.at(d.id.index);
     auto found = find_knob(fs_, d.knob, spec.max_level,
-                           [this](const std::string& p) { return originals_.original_of(p); });
+                           [this](const KnobTarget& t) { return originals_.original_for(t); });
     if (!found) continue;
     log_.info("device {}: appeared ({})", d.name, found->description);
     d.actuator = std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);

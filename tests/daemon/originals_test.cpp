@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "coolhand/config/policy_file.h"
 #include "fake_tree.h"
@@ -218,13 +221,24 @@ TEST_F(StoreTest, CorruptFileIsTrustedOnlyInsideTheDiscoveredRange) {
   OriginalStore store(state, kBoot, log);
   store.load();
   EXPECT_TRUE(logged("is corrupt"));
-  EXPECT_EQ(store.original_of(kCpu), std::nullopt);  // not before its range is known
+  std::vector<std::string> cpu_writes;
+  fs.on_write = [&](std::string_view rel, std::string_view value) {
+    if (rel == kCpu) cpu_writes.emplace_back(value);
+    return std::string(value);
+  };
   auto rt = bind(store);
   ASSERT_TRUE(rt);
+  EXPECT_TRUE(logged("inside [400000, 2000000]; kept"));
   (void)store.restore(fs, OriginalStore::Keep::bound);
   EXPECT_EQ(tree.read_int(kCpu), 2000000);
   EXPECT_EQ(tree.read_int(kFan), 3);  // untouched
   EXPECT_TRUE(logged("no bound knob gives a range"));
+  // The binding took 2000000 as the original: the exit restore writes it,
+  // never the 933333 found at start.
+  rt->start(policy::Time{});
+  rt->restore_all();
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+  for (const auto& w : cpu_writes) EXPECT_EQ(w, "2000000");
 }
 
 TEST_F(StoreTest, CorruptValueOutsideTheRangeIsNotWritten) {
