@@ -1,6 +1,8 @@
 // Random state-file text (originals.h) through parse_state: no crash, no UB;
 // every accepted path stays inside the sysfs root (relative, no ".."), and
 // what an intact file holds survives format_state and a second parse.
+// Seeds: fuzz/daemon/corpus/state_file/, e.g.
+//   ./fuzz/daemon/fuzz_state_file -max_total_time=120 <copy of the seeds>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
