@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -167,6 +168,64 @@ TEST_F(StoreTest, OriginalIsOnDiskBeforeTheFirstWrite) {
   EXPECT_TRUE(f.problems.empty());
   EXPECT_EQ(f.boot_id, kBoot);
   EXPECT_EQ(f.originals.at(kCpu), 2000000);
+}
+
+// The invariant a SIGKILL relies on: whenever a knob is written, the state
+// file already names it. Checked at every write, through start, a reload
+// that adds a device, hot-plug of an optional one and a reload that drops it.
+TEST_F(StoreTest, EveryKnobIsOnDiskBeforeItsFirstWrite) {
+  constexpr const char* kWithFan = R"(
+version: 1
+sensors:
+  skin:
+    source: {kind: thermal_zone, name: skin-therm}
+devices:
+  cpu:
+    max_level: 2
+    knob: {kind: cpufreq, name: all}
+  fan:
+    max_level: 3
+    knob: {kind: cooling_device, name: Fan, required: false}
+controllers:
+  guard:
+    kind: table
+    input: skin
+    devices: [cpu, fan]
+    table:
+      - {up_c: 45, down_c: 43, level: 2}
+)";
+  tree.write("class/thermal/thermal_zone0/temp", 55000);  // hot: every device throttles
+  OriginalStore store(state, kBoot, log);
+  std::map<std::string, int> checked;
+  fs.on_write = [&](std::string_view rel, std::string_view value) {
+    if (rel == kCpu || rel == kFan) {
+      const bool recorded =
+          state_exists() && parse_state(state_file()).originals.count(std::string(rel)) > 0;
+      EXPECT_TRUE(recorded) << rel << " written before its original was on disk";
+      ++checked[std::string(rel)];
+    }
+    return std::string(value);
+  };
+  auto rt = bind(store);
+  ASSERT_TRUE(rt);
+  policy::Time now{};
+  rt->start(now);
+  EXPECT_EQ(tree.read_int(kCpu), 400000);
+  // A reload that adds the fan, still absent: bound later by hot-plug.
+  ASSERT_TRUE(rt->reload(parse(kWithFan), now));
+  tree.cooling_device(0, "Fan", 3, 1);
+  rt->resync(now);
+  EXPECT_EQ(tree.read_int(kFan), 2);  // the table's level 2 of 3
+  EXPECT_EQ(parse_state(state_file()).originals.at(kFan), 1);
+  // A reload that drops the fan: restored, then forgotten.
+  ASSERT_TRUE(rt->reload(parse(kPolicy), now));
+  EXPECT_EQ(tree.read_int(kFan), 1);
+  EXPECT_EQ(parse_state(state_file()).originals.count(kFan), 0U);
+  rt->restore_all();
+  EXPECT_EQ(store.restore(fs, OriginalStore::Keep::none), 0U);
+  EXPECT_EQ(tree.read_int(kCpu), 2000000);
+  EXPECT_GE(checked[kCpu], 2);
+  EXPECT_GE(checked[kFan], 1);
 }
 
 TEST_F(StoreTest, StateFileOfACrashedInstanceIsTheTruth) {
