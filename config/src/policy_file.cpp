@@ -3,11 +3,15 @@
 // every error reported as file:line:column: key: message.
 #include "coolhand/config/policy_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cerrno>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
+#include <cstring>
+#include <string>
 #include <tuple>
 
 #include "coolhand/policy/engine.h"
@@ -82,15 +86,43 @@ LoadResult load_policy_file(const std::string& path) {
     result.errors.push_back(ConfigError{path, 0, 0, {}, std::move(message)});
     return result;
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return fail("is a directory, not a policy file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot open: " + std::generic_category().message(errno));
-  // Read one byte past the limit so read_yaml can tell an oversized file.
-  std::string text(detail::kMaxTextBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return fail("read error");
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // "No such file or directory (ENOENT)": the reason and errno's name.
+  const auto sys_message = [](std::string_view what, int err) {
+    const char* name = strerrorname_np(err);
+    return std::string(what) + ": " + std::strerror(err) + " (" + (name ? name : "?") + ")";
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(sys_message("cannot open", errno));
+  struct stat st {};
+  if (::fstat(fd, &st) < 0) {
+    const int err = errno;
+    ::close(fd);
+    return fail(sys_message("cannot stat", err));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return fail("is a directory, not a policy file");
+  }
+  // Read at most one byte past the limit so read_yaml can tell an oversized
+  // file; the buffer grows with what is read, never zero-filled up front.
+  std::string text;
+  if (S_ISREG(st.st_mode) && st.st_size >= 0)
+    text.reserve(
+        std::min<std::size_t>(static_cast<std::size_t>(st.st_size), detail::kMaxTextBytes) + 1);
+  std::array<char, 16384> buf{};
+  while (text.size() <= detail::kMaxTextBytes) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return fail(sys_message("cannot read", err));
+    }
+    if (n == 0) break;
+    text.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  if (text.size() > detail::kMaxTextBytes + 1) text.resize(detail::kMaxTextBytes + 1);
   return parse_policy(text, path);
 }
 

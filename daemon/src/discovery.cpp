@@ -295,6 +295,10 @@ Result<SensorBinding> find_sensor(const Sysfs& fs, const SensorSource& src) {
   return bind_error(src.name, "sensor has no hardware source");
 }
 
+bool original_acceptable(const KnobTarget& target, std::int64_t value) {
+  return (!target.min || value >= *target.min) && (!target.max || value <= *target.max);
+}
+
 Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint32_t max_level,
                               const OriginalLookup& originals) {
   auto found = find_targets(fs, knob);
@@ -303,7 +307,11 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
   for (const Found& f : *found) {
     KnobTarget t;
     t.path = f.path;
-    if (auto saved = originals ? originals(f.path) : std::nullopt) {
+    if (f.range) {
+      t.min = f.range->lo;
+      t.max = f.range->hi;
+    }
+    if (auto saved = originals ? originals(t) : std::nullopt) {
       t.original = *saved;
     } else {
       auto cur = fs.read_integer(f.path);

@@ -39,17 +39,28 @@ struct KnobTarget {
   std::string path;                  // e.g. "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
   std::int64_t original = 0;         // value found before the daemon touched it
   std::vector<std::int64_t> values;  // index: engine level 0..max_level
+  // The knob's discovered range (cpuinfo_min/max_freq, max_state,
+  // max_brightness, ...), in the knob's unit; unset when sysfs gives none.
+  std::optional<std::int64_t> min = std::nullopt;
+  std::optional<std::int64_t> max = std::nullopt;
 };
+
+// Whether `value` may be taken as `target`'s original (read back from a
+// state file or saved by an earlier binding) and written back on restore:
+// inside the discovered range, or any value when the knob has none.
+[[nodiscard]] bool original_acceptable(const KnobTarget& target, std::int64_t value);
 
 struct KnobBinding {
   std::vector<KnobTarget> targets;
   std::string description;  // "cpufreq policy0,policy4 scaling_max_freq (kHz)"
 };
 
-// Original value of `path` saved by an earlier binding (across reloads the
-// daemon keeps the value from before it first touched the knob); nullopt when
-// the knob is new and its current value is the original.
-using OriginalLookup = std::function<std::optional<std::int64_t>(const std::string& path)>;
+// Original value of `target` (its path and discovered range are set)
+// saved by an earlier binding (across reloads the daemon keeps the value from
+// before it first touched the knob) or by an earlier instance (originals.h);
+// nullopt when the knob is new, or the saved value is not acceptable (see
+// original_acceptable), and its current value is the original.
+using OriginalLookup = std::function<std::optional<std::int64_t>(const KnobTarget& target)>;
 
 // Level mapping, as docs/policy-language.md ("How levels map to values")
 // states it: with an explicit `values` table, level L gets values[L].

@@ -21,11 +21,13 @@ struct SysError {
   [[nodiscard]] std::string to_string() const;
 };
 
-template <typename T>
+// E: the error type, SysError or a type derived from it that adds a typed
+// reason (e.g. CreateError in runtime.h).
+template <typename T, typename E = SysError>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  Result(SysError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(E error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -35,10 +37,10 @@ class [[nodiscard]] Result {
   const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  [[nodiscard]] const SysError& error() const { return std::get<1>(v_); }
+  [[nodiscard]] const E& error() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, SysError> v_;
+  std::variant<T, E> v_;
 };
 
 struct Ok {};

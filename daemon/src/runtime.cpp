@@ -104,7 +104,7 @@ struct Runtime::Bound final : policy::SensorPort,
     if (d.actuator || d.knob.kind == config::DeviceKnob::Kind::none) return false;
     const auto& spec = doc.spec.devices.at(d.id.index);
     auto found = find_knob(rt.fs_, d.knob, spec.max_level,
-                           [this](const std::string& p) { return rt.original_of(p); });
+                           [this](const KnobTarget& t) { return rt.originals_.original_for(t); });
     if (!found) return false;
     rt.log_.info("device {}: appeared ({})", d.name, found->description);
     d.actuator =
@@ -236,34 +236,32 @@ KernelHooks& default_hooks() {
 }  // namespace
 
 Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts, KernelHooks& hooks)
-    : fs_(fs), log_(log), opts_(opts), hooks_(hooks) {}
+    : fs_(fs),
+      log_(log),
+      opts_(opts),
+      hooks_(hooks),
+      own_originals_(opts.originals ? nullptr : std::make_unique<OriginalStore>("", "", log)),
+      originals_(opts.originals ? *opts.originals : *own_originals_) {}
 Runtime::~Runtime() = default;
 
 const policy::Engine& Runtime::engine() const {
   return bound_->loop->engine();
 }
 
-std::optional<std::int64_t> Runtime::original_of(const std::string& path) const {
-  auto it = originals_.find(path);
-  if (it == originals_.end()) return std::nullopt;
-  return it->second;
-}
-
 void Runtime::remember_originals(const Bound& b) {
   for (const auto& d : b.devices) {
-    if (!d.actuator) continue;
-    for (const auto& t : d.actuator->binding().targets) originals_.emplace(t.path, t.original);
+    if (d.actuator) originals_.remember(d.actuator->binding());
   }
 }
 
-Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc) {
+Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::PolicyDocument doc) {
   auto compiled = policy::Engine::compile(doc.spec);
   if (!compiled.engine) {
     std::string detail;
     for (const auto& e : compiled.errors) {
       detail += fmt::format("{}{}.{}: {}", detail.empty() ? "" : "; ", e.path, e.key, e.message);
     }
-    return SysError{"compile", "policy", 0, detail};
+    return CreateError{{"compile", "policy", 0, detail}, CreateError::Reason::bad_policy};
   }
   auto b = std::make_unique<Bound>(*this);
   std::vector<std::string> missing;
@@ -300,7 +298,7 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
       log_.info("device {}: no hardware binding; levels are decided but not written", d.name);
     } else {
       auto found = find_knob(fs_, slot.knob, d.max_level,
-                             [this](const std::string& p) { return original_of(p); });
+                             [this](const KnobTarget& t) { return originals_.original_for(t); });
       if (found) {
         slot.actuator =
             std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);
@@ -316,7 +314,8 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
   if (!missing.empty()) {
     std::string detail;
     for (const auto& m : missing) detail += (detail.empty() ? "" : "; ") + m;
-    return SysError{"bind", "policy", 0, "required hardware not found: " + detail};
+    return CreateError{{"bind", "policy", 0, "required hardware not found: " + detail},
+                       CreateError::Reason::missing_hardware};
   }
   const policy::LoopConfig config{doc.spec.sampling, doc.daemon.lost_after_failures};
   b->doc = std::move(doc);
@@ -325,8 +324,9 @@ Result<std::unique_ptr<Runtime::Bound>> Runtime::bind(config::PolicyDocument doc
   return b;
 }
 
-Result<std::unique_ptr<Runtime>> Runtime::create(config::PolicyDocument doc, Sysfs& fs, Logger& log,
-                                                 RuntimeOptions opts, KernelHooks* hooks) {
+Result<std::unique_ptr<Runtime>, CreateError> Runtime::create(config::PolicyDocument doc, Sysfs& fs,
+                                                              Logger& log, RuntimeOptions opts,
+                                                              KernelHooks* hooks) {
   std::unique_ptr<Runtime> rt(new Runtime(fs, log, opts, hooks ? *hooks : default_hooks()));
   auto b = rt->bind(std::move(doc));
   if (!b) return b.error();
@@ -400,7 +400,7 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
   auto nb = bind(std::move(doc));
   if (!nb) {
     ++past_.reload_failures;
-    return nb.error();
+    return SysError(nb.error());
   }
   Bound& fresh = **nb;
   // Devices the new policy no longer drives get their original values back.
@@ -417,7 +417,7 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
     log_.info("device {}: dropped by the new policy; restoring its original value", d.name);
     (void)d.actuator->restore();
     for (const auto& t : d.actuator->binding().targets) {
-      if (!kept_paths.count(t.path)) originals_.erase(t.path);
+      if (!kept_paths.count(t.path)) originals_.forget(t.path);
     }
   }
   // Devices kept by name start from the level they have now.

@@ -26,8 +26,9 @@
 //   unreadable or garbage attribute is a failed read. Rebinding re-runs
 //   discovery, so a hwmon that came back under another number is found.
 // - Knobs: an Actuator per bound device. Originals are saved once per
-//   attribute path and kept across reloads; restore_all() and a reload that
-//   drops a device write them back.
+//   attribute path in an OriginalStore (persisted before the first write)
+//   and kept across reloads; restore_all() and a reload that drops a device
+//   write them back.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,7 @@
 #include "coolhand/policy/loop.h"
 #include "discovery.h"
 #include "log.h"
+#include "originals.h"
 #include "result.h"
 #include "sysfs.h"
 
@@ -55,6 +57,16 @@ struct RuntimeOptions {
   bool dry_run = false;                  // decide and log, write nothing
   bool events_available = false;         // the thermal netlink family is subscribed
   bool module_events_available = false;  // the coolhand module's family is subscribed
+  // Where knob originals are recorded (originals.h), owned by the caller and
+  // outliving the Runtime; null: an in-memory store of the Runtime's own.
+  OriginalStore* originals = nullptr;
+};
+
+// Why create() failed: the policy does not compile, or hardware it requires
+// is absent (coolhandd exits 3, "not for this machine").
+struct CreateError : SysError {
+  enum class Reason : std::uint8_t { bad_policy, missing_hardware };
+  Reason reason = Reason::bad_policy;
 };
 
 // The loop's counters summed over every policy run so far, plus reloads.
@@ -89,10 +101,9 @@ class Runtime {
   // Compile the policy and bind its hardware. Fails (and writes nothing) when
   // the engine rejects the spec or a required sensor or device is absent.
   // `hooks` must outlive the runtime; null: KernelHooks' defaults.
-  [[nodiscard]] static Result<std::unique_ptr<Runtime>> create(config::PolicyDocument doc,
-                                                               Sysfs& fs, Logger& log,
-                                                               RuntimeOptions opts,
-                                                               KernelHooks* hooks = nullptr);
+  [[nodiscard]] static Result<std::unique_ptr<Runtime>, CreateError> create(
+      config::PolicyDocument doc, Sysfs& fs, Logger& log, RuntimeOptions opts,
+      KernelHooks* hooks = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -146,8 +157,7 @@ class Runtime {
  private:
   Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts, KernelHooks& hooks);
 
-  [[nodiscard]] Result<std::unique_ptr<Bound>> bind(config::PolicyDocument doc);
-  [[nodiscard]] std::optional<std::int64_t> original_of(const std::string& path) const;
+  [[nodiscard]] Result<std::unique_ptr<Bound>, CreateError> bind(config::PolicyDocument doc);
   void remember_originals(const Bound& b);
 
   Sysfs& fs_;
@@ -155,7 +165,8 @@ class Runtime {
   RuntimeOptions opts_;
   KernelHooks& hooks_;
   std::unique_ptr<Bound> bound_;
-  std::map<std::string, std::int64_t> originals_;  // by attribute path, kept across reloads
+  std::unique_ptr<OriginalStore> own_originals_;  // when opts.originals is null
+  OriginalStore& originals_;                      // by attribute path, kept across reloads
   RuntimeCounters past_;  // loop counters of the policies replaced by reloads, and reloads
 };
 

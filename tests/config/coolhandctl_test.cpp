@@ -75,7 +75,7 @@ TEST_F(Coolhandctl, CheckConfigBadFileListsEveryError) {
 TEST_F(Coolhandctl, CheckConfigMissingFile) {
   const std::string missing = (dir_ / "missing.yaml").string();
   const CtlRun r = ctl("check-config " + missing);
-  EXPECT_EQ(r.out, missing + ": cannot open: No such file or directory\n");
+  EXPECT_EQ(r.out, missing + ": cannot open: No such file or directory (ENOENT)\n");
   EXPECT_EQ(r.status, 1);
 }
 

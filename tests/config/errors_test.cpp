@@ -2,6 +2,11 @@
 // each naming file, line, column, key and what is wrong.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include "coolhand/config/policy_file.h"
 
 namespace coolhand::config {
@@ -322,8 +327,22 @@ TEST(Errors, MissingFile) {
   const LoadResult r = load_policy_file("/nonexistent/coolhand/policy.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].to_string(),
-            "/nonexistent/coolhand/policy.yaml: cannot open: No such file or directory");
+            "/nonexistent/coolhand/policy.yaml: cannot open: No such file or directory (ENOENT)");
   EXPECT_EQ(r.errors[0].line, 0);
+}
+
+// The reader stops one byte past the 1 MiB limit whatever the file's size,
+// so an oversized file is an error naming the file, never a huge buffer.
+TEST(Errors, OversizedFileIsRefusedByTheReader) {
+  const auto path = std::filesystem::temp_directory_path() / "coolhand-oversized-policy.yaml";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(std::size_t{3} << 20, '#');
+  }
+  const LoadResult r = load_policy_file(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.errors.size(), 1U);
+  EXPECT_EQ(r.errors[0].to_string(), path.string() + ":1:1: file is larger than 1048576 bytes");
 }
 
 TEST(Errors, DirectoryIsNotAPolicy) {

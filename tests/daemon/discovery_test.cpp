@@ -31,7 +31,7 @@ DeviceKnob knob(DeviceKnob::Kind k, std::string name = {}) {
   return d;
 }
 
-const OriginalLookup kNone = [](const std::string&) { return std::optional<std::int64_t>(); };
+const OriginalLookup kNone = [](const KnobTarget&) { return std::optional<std::int64_t>(); };
 
 TEST(FindSensor, ThermalZoneByType) {
   FakeTree t;
@@ -203,10 +203,35 @@ TEST(FindKnob, SavedOriginalWinsOverTheCurrentValue) {
   t.write("class/power_supply/BAT0/constant_charge_current_max", 100);  // currently throttled by us
   RootedSysfs fs(t.root());
   auto b = find_knob(fs, knob(DeviceKnob::Kind::charge_current, "BAT0"), 1,
-                     [](const std::string&) { return std::optional<std::int64_t>(900); });
+                     [](const KnobTarget&) { return std::optional<std::int64_t>(900); });
   ASSERT_TRUE(b);
   EXPECT_EQ(b->targets[0].original, 900);
   EXPECT_EQ(b->targets[0].values[0], 900);
+}
+
+// The lookup sees the path and the discovered range, so a recorded original
+// can be checked before it is used (originals.h); the range stays on the target.
+TEST(FindKnob, LookupSeesTheDiscoveredRange) {
+  FakeTree t;
+  t.cpufreq_policy(0, 400000, 2000000);
+  RootedSysfs fs(t.root());
+  std::optional<KnobTarget> seen;
+  auto b = find_knob(fs, knob(DeviceKnob::Kind::cpufreq, "all"), 2, [&](const KnobTarget& k) {
+    seen = k;
+    return std::optional<std::int64_t>();
+  });
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->path, "devices/system/cpu/cpufreq/policy0/scaling_max_freq");
+  EXPECT_EQ(seen->min, 400000);
+  EXPECT_EQ(seen->max, 2000000);
+  EXPECT_EQ(b->targets[0].min, 400000);
+  EXPECT_EQ(b->targets[0].max, 2000000);
+  EXPECT_TRUE(original_acceptable(b->targets[0], 2000000));
+  EXPECT_FALSE(original_acceptable(b->targets[0], 2000001));
+  EXPECT_FALSE(original_acceptable(b->targets[0], 399999));
+  KnobTarget unranged;
+  EXPECT_TRUE(original_acceptable(unranged, -5));
 }
 
 TEST(FindKnob, GarbageInTheKnobIsAnError) {

@@ -200,7 +200,7 @@ TEST_F(RuntimeTest, MissingRequiredSensorFailsWithAClearMessage) {
   tree.remove("class/thermal/thermal_zone0");
   auto r = Runtime::create(parse(kPolicy), fs, log, {});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().what, "bind");
+  EXPECT_EQ(r.error().reason, CreateError::Reason::missing_hardware);
   EXPECT_NE(r.error().detail.find("sensor skin"), std::string::npos);
   EXPECT_NE(r.error().detail.find("skin-therm"), std::string::npos);
   EXPECT_TRUE(fs.writes.empty());
