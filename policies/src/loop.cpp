@@ -6,7 +6,7 @@
 
 namespace coolhand::policy {
 
-ControlLoop::ControlLoop(std::unique_ptr<Engine> engine, std::vector<SensorId> sensors,
+ControlLoop::ControlLoop(std::unique_ptr<Engine> engine, const std::vector<SensorId>& sensors,
                          LoopConfig config, LoopPorts ports)
     : engine_(std::move(engine)),
       config_(config),

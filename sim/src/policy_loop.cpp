@@ -6,7 +6,6 @@
 
 namespace coolhand::sim {
 
-using policy::MilliC;
 using policy::Time;
 using policy::Window;
 

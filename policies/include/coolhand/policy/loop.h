@@ -148,8 +148,8 @@ class ControlLoop {
   static constexpr Millis kLostRetryCap{5000};
 
   // `sensors[slot]` is the engine id of slot `slot` (physical sensors only).
-  ControlLoop(std::unique_ptr<Engine> engine, std::vector<SensorId> sensors, LoopConfig config,
-              LoopPorts ports);
+  ControlLoop(std::unique_ptr<Engine> engine, const std::vector<SensorId>& sensors,
+              LoopConfig config, LoopPorts ports);
   ~ControlLoop();
   ControlLoop(const ControlLoop&) = delete;
   ControlLoop& operator=(const ControlLoop&) = delete;
