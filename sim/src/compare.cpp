@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "coolhand/sim/output.h"
+
 namespace coolhand::sim {
 
 namespace {
@@ -29,12 +31,8 @@ bool holds_limit(const Metrics& m, double limit_c) {
   return m.max_skin_c <= limit_c;
 }
 
-// The overlay plot draws at most this many points per series (plot.cpp's
-// kMaxPoints), so a compare cell keeps no more than that.
-constexpr std::size_t kOverlayPoints = 1200;
-
 // What the overlay plot needs of a run: the hottest skin and the delivered
-// performance, in at most kOverlayPoints buckets of consecutive steps. Each
+// performance, in at most kPlotMaxPoints buckets of consecutive steps. Each
 // bucket keeps its first time, its highest skin and its lowest performance,
 // so short peaks and dips stay visible however long the run. The rest of
 // the trace is dropped, so memory per cell does not grow with run length.
@@ -42,7 +40,7 @@ Trace overlay_trace(const Trace& full) {
   Trace out;
   const std::size_t n =
       std::min(full.time_s.size(), std::min(full.max_skin_c.size(), full.performance.size()));
-  const std::size_t stride = std::max<std::size_t>(1, (n + kOverlayPoints - 1) / kOverlayPoints);
+  const std::size_t stride = std::max<std::size_t>(1, (n + kPlotMaxPoints - 1) / kPlotMaxPoints);
   const std::size_t buckets = (n + stride - 1) / stride;
   out.time_s.reserve(buckets);
   out.max_skin_c.reserve(buckets);

@@ -49,9 +49,9 @@ config::ConfigError err(std::string_view file, int line, std::string msg) {
   return config::ConfigError{std::string(file), line, 0, {}, std::move(msg)};
 }
 
-// Why a line that should hold `expected` comma-separated fields does not,
-// when the likely cause is another separator (a spreadsheet exported with
-// ';' or tabs). Empty when no other separator is in sight.
+// Why a line has no comma-separated fields, when the likely cause is
+// another separator (a spreadsheet exported with ';' or tabs). Empty when
+// the line has a comma or no other separator is in sight.
 std::string separator_hint(std::string_view line) {
   if (line.find(',') != std::string_view::npos) return {};
   if (line.find(';') != std::string_view::npos)
@@ -180,7 +180,7 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
   // The run ends at the last row's time, so one row would be a run of
   // nothing (0 s when it is at time 0).
   if (table.rows.size() < 2)
-    return err(table.file, table.lines.front(),
+    return err(table.file, table.lines.empty() ? table.header_line : table.lines.front(),
                "a workload needs at least two rows: the run ends at the last row's time_s");
   if (std::find(w.column_device_.begin(), w.column_device_.end(), -1) == w.column_device_.end())
     w.warnings_.push_back(config::ConfigError{
