@@ -20,8 +20,10 @@ std::string ConfigError::to_string() const {
   return out;
 }
 
-std::optional<std::string> did_you_mean(std::string_view key,
-                                        std::initializer_list<std::string_view> allowed) {
+namespace {
+
+template <typename Names>
+std::optional<std::string> closest(std::string_view key, const Names& allowed) {
   std::optional<std::string> best;
   std::size_t best_distance = 3;
   for (std::string_view candidate : allowed) {
@@ -39,6 +41,18 @@ std::optional<std::string> did_you_mean(std::string_view key,
     }
   }
   return best;
+}
+
+}  // namespace
+
+std::optional<std::string> did_you_mean(std::string_view key,
+                                        std::initializer_list<std::string_view> allowed) {
+  return closest(key, allowed);
+}
+
+std::optional<std::string> did_you_mean(std::string_view key,
+                                        const std::vector<std::string>& allowed) {
+  return closest(key, allowed);
 }
 
 }  // namespace coolhand::config

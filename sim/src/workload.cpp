@@ -163,10 +163,14 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
     int found = -1;
     for (std::size_t d = 0; d < model.devices.size(); ++d)
       if (model.devices[d].name == col) found = static_cast<int>(d);
-    if (found < 0)
-      return err(
-          table.file, table.header_line,
-          "column '" + col + "' is neither a device of model '" + model.name + "' nor ambient_c");
+    if (found < 0) {
+      std::vector<std::string> names{"ambient_c"};
+      for (const auto& d : model.devices) names.push_back(d.name);
+      const auto hint = config::did_you_mean(col, names);
+      return err(table.file, table.header_line,
+                 "column '" + col + "' is neither a device of model '" + model.name +
+                     "' nor ambient_c" + (hint ? " (did you mean '" + *hint + "'?)" : ""));
+    }
     w.column_device_.push_back(found);
   }
   // Every device needs a column: a device left out would silently sit at

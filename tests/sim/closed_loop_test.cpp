@@ -216,6 +216,15 @@ TEST(ReplayTest, MissingSensorColumnNamesFileAndHeaderLine) {
   EXPECT_EQ(std::get<config::ConfigError>(r).line, 2);
 }
 
+TEST(ReplayTest, MistypedSensorColumnSuggestsTheSensor) {
+  auto t = parse_csv("time_s,cpu_thrm\n0,40\n", "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "rec.csv:1: column 'cpu_thrm' is not a sensor of the policy (did you mean "
+            "'cpu_therm'?)");
+}
+
 TEST(CompareTest, TargetsCheckFlagsAPolicyThatOverheats) {
   CompareResult r;
   r.skin_limit_c = 45;

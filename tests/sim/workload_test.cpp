@@ -125,6 +125,15 @@ TEST(WorkloadInputTest, OneRowIsAnError) {
             "w.csv:2: a workload needs at least two rows: the run ends at the last row's time_s");
 }
 
+TEST(WorkloadInputTest, MistypedColumnSuggestsTheDevice) {
+  EXPECT_EQ(bind_err("time_s,cpu,gpuu\n0,1,1\n10,1,1\n").to_string(),
+            "w.csv:1: column 'gpuu' is neither a device of model 'm' nor ambient_c (did you mean "
+            "'gpu'?)");
+  EXPECT_EQ(bind_err("time_s,cpu,gpu,ambient\n0,1,1,25\n10,1,1,25\n").to_string(),
+            "w.csv:1: column 'ambient' is neither a device of model 'm' nor ambient_c (did you "
+            "mean 'ambient_c'?)");
+}
+
 TEST(WorkloadInputTest, ByteOrderMarkIsAccepted) {
   auto t = parse_csv("\xEF\xBB\xBFtime_s,cpu,gpu\n0,1,0.5\n1,1,0.5\n", "w.csv");
   ASSERT_TRUE(std::holds_alternative<CsvTable>(t)) << std::get<config::ConfigError>(t).to_string();

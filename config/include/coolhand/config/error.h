@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace coolhand::config {
 
@@ -27,5 +28,8 @@ struct ConfigError {
 // (and fewer edits than the key is long). For "did you mean" hints.
 [[nodiscard]] std::optional<std::string> did_you_mean(
     std::string_view key, std::initializer_list<std::string_view> allowed);
+// The same over names known only at run time (a model's devices, a policy's sensors).
+[[nodiscard]] std::optional<std::string> did_you_mean(std::string_view key,
+                                                      const std::vector<std::string>& allowed);
 
 }  // namespace coolhand::config
