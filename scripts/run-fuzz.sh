@@ -1,36 +1,88 @@
 #!/usr/bin/env bash
-# Builds the policy-loader fuzzer (fuzz/config) with clang in its own build
-# dir and runs it for a bounded time. Exits non-zero on any crash, sanitizer
-# report, timeout or out-of-memory; the failing input is kept in
-# <build>/fuzz-artifacts/ for reproduction:
-#   <build>/fuzz/config/fuzz_config_loader <artifact>
+# Builds every libFuzzer target with clang in its own build dir and runs each
+# for a share of a bounded total time:
+#   fuzz/config  fuzz_config_loader     the policy loader
+#   fuzz/daemon  fuzz_sysfs_parse       the daemon's sysfs attribute parsers
+#                fuzz_thermal_netlink   thermal generic-netlink messages
+#                fuzz_coolhand_netlink  coolhand generic-netlink messages
+#   fuzz/sim     fuzz_sim_model         the simulator's model loader
+#                fuzz_sim_csv           workload / sensor-trace CSV reader
+# Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
+# the failing input is kept in <build>/fuzz-artifacts/<target>- for
+# reproduction:
+#   <build>/fuzz/<area>/<target> <artifact>
 #
-# Usage: scripts/run-fuzz.sh [seconds]   (default 60)
+# Usage: scripts/run-fuzz.sh [total-seconds]   (default: $FUZZ_SECONDS, else 72)
+#        scripts/run-fuzz.sh --runs N [target...]   (N executions each, for
+#        measuring; prints each target's execution count and time)
 # Env:   COOLHAND_FUZZ_BUILD  build dir (default build-fuzz in the repo)
 set -euo pipefail
 
-seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${COOLHAND_FUZZ_BUILD:-$root/build-fuzz}"
+
+# target, area, dictionary, seed corpus (relative to fuzz/; "-" for none)
+targets=(
+  "fuzz_config_loader config config/yaml.dict config/corpus"
+  "fuzz_sysfs_parse daemon - -"
+  "fuzz_thermal_netlink daemon - -"
+  "fuzz_coolhand_netlink daemon - -"
+  "fuzz_sim_model sim sim/model.dict sim/corpus-model"
+  "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
+)
+
+runs=""
+selected=()
+if [[ "${1:-}" == "--runs" ]]; then
+  runs="$2"
+  shift 2
+  selected=("$@")
+  total=0
+else
+  total="${1:-${FUZZ_SECONDS:-72}}"
+fi
+
+names=()
+for t in "${targets[@]}"; do
+  read -r name _ <<<"$t"
+  names+=("$name")
+done
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCOOLHAND_FUZZ=ON -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF \
-  -DCOOLHAND_DAEMON=OFF -DCOOLHAND_VM_TESTS=OFF >/dev/null
-cmake --build "$build" --target fuzz_config_loader -j2
+  -DCOOLHAND_DAEMON=ON -DCOOLHAND_VM_TESTS=OFF >/dev/null
+cmake --build "$build" --target "${names[@]}" -j2
 
-# New inputs go to a scratch corpus; the checked-in seeds stay untouched.
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+each=$((total / ${#targets[@]}))
+if [[ -z "$runs" && "$each" -lt 1 ]]; then
+  echo "run-fuzz.sh: total time ${total}s is less than 1 s per target" >&2
+  exit 2
+fi
+
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$artifacts"
+# New inputs go to a scratch corpus per target; the checked-in seeds stay untouched.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
-"$build/fuzz/config/fuzz_config_loader" \
-  -max_total_time="$seconds" \
-  -timeout=10 \
-  -rss_limit_mb=2048 \
-  -max_len=16384 \
-  -print_final_stats=1 \
-  -dict="$root/fuzz/config/yaml.dict" \
-  -artifact_prefix="$artifacts/" \
-  "$work" "$root/fuzz/config/corpus"
+for t in "${targets[@]}"; do
+  read -r name area dict corpus <<<"$t"
+  if ((${#selected[@]} > 0)) && [[ ! " ${selected[*]} " =~ " $name " ]]; then continue; fi
+  args=(-timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1
+        -artifact_prefix="$artifacts/$name-")
+  if [[ -n "$runs" ]]; then args+=(-runs="$runs"); else args+=(-max_total_time="$each"); fi
+  [[ "$dict" != "-" ]] && args+=(-dict="$root/fuzz/$dict")
+  mkdir -p "$work/$name"
+  dirs=("$work/$name")
+  [[ "$corpus" != "-" ]] && dirs+=("$root/fuzz/$corpus")
+  if [[ -n "$runs" ]]; then echo "==== $name ($runs runs)"; else echo "==== $name (${each}s)"; fi
+  start=$SECONDS
+  "$build/fuzz/$area/$name" "${args[@]}" "${dirs[@]}" 2>"$work/$name.log" || {
+    tail -50 "$work/$name.log"
+    echo "run-fuzz.sh: $name failed; input in $artifacts/" >&2
+    exit 1
+  }
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$work/$name.log" | tr '\n' ' '
+  echo "wall $((SECONDS - start)) s"
+done

@@ -4,18 +4,19 @@
 #      daemon end-to-end tests, and the qemu guest tests (kernel module;
 #      coolhandd on 6.16 with user thresholds and on 6.1 without);
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the YAML loader fuzzer for a bounded time;
+#   3. every libFuzzer target (policy loader, daemon parsers, simulator
+#      model and CSV readers) for a bounded total time;
 #   4. clang-format over the C++ sources;
 #   5. clang-tidy (root .clang-tidy) over the shipped sources, failing on any finding.
 # This is the README's second command and what .ci/run calls.
 #
-# Environment: JOBS (default: nproc), FUZZ_SECONDS (default 60),
+# Environment: JOBS (default: nproc), FUZZ_SECONDS (default 72, shared by all fuzzers),
 # COOLHAND_SKIP_VM=1 to leave out the qemu stage locally (never in CI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 jobs=${JOBS:-$(nproc)}
-fuzz_seconds=${FUZZ_SECONDS:-60}
+fuzz_seconds=${FUZZ_SECONDS:-72}
 
 stage() { printf '\n==== %s (%ss)\n' "$1" "$SECONDS"; }
 
@@ -48,7 +49,7 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE e2e
 
-stage "fuzzing the policy loader (${fuzz_seconds}s)"
+stage "fuzzing every libFuzzer target (${fuzz_seconds}s in all)"
 scripts/run-fuzz.sh "$fuzz_seconds"
 
 stage "clang-format"

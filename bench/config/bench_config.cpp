@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "coolhand/config/policy_file.h"
-#include "yaml_input.h"
+#include "coolhand/config/yaml_input.h"
 
 namespace {
 

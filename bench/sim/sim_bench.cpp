@@ -14,15 +14,15 @@ namespace {
 
 ModelSpec model() {
   auto r = load_model_file(COOLHAND_SIM_DATA_DIR "/models/reference-umpc.yaml");
-  if (auto* e = std::get_if<InputError>(&r)) throw std::runtime_error(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&r)) throw std::runtime_error(e->to_string());
   return std::get<ModelSpec>(r);
 }
 
 Workload workload(const ModelSpec& m, const char* name) {
   auto t = load_csv_file(std::string(COOLHAND_SIM_DATA_DIR "/workloads/") + name + ".csv");
-  if (auto* e = std::get_if<InputError>(&t)) throw std::runtime_error(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&t)) throw std::runtime_error(e->to_string());
   auto w = Workload::bind(std::get<CsvTable>(t), m);
-  if (auto* e = std::get_if<InputError>(&w)) throw std::runtime_error(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&w)) throw std::runtime_error(e->to_string());
   return std::get<Workload>(w);
 }
 

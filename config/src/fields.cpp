@@ -37,27 +37,6 @@ std::string_view parent_path(std::string_view path) {
   return dot == std::string_view::npos ? std::string_view{} : path.substr(0, dot);
 }
 
-std::optional<std::string> suggestion(std::string_view key,
-                                      std::initializer_list<std::string_view> allowed) {
-  std::optional<std::string> best;
-  std::size_t best_distance = 3;
-  for (std::string_view candidate : allowed) {
-    // "threshold" for "threshold_c", "period_ms" for "period": a unit suffix
-    // added or dropped.
-    const bool suffix_variant =
-        (candidate.size() > key.size() && candidate.substr(0, key.size()) == key &&
-         candidate[key.size()] == '_') ||
-        (key.size() > candidate.size() && key.substr(0, candidate.size()) == candidate &&
-         key[candidate.size()] == '_');
-    const std::size_t d = suffix_variant ? 0 : edit_distance(key, candidate);
-    if (d < best_distance && d < std::max<std::size_t>(key.size(), 2)) {
-      best_distance = d;
-      best = std::string(candidate);
-    }
-  }
-  return best;
-}
-
 }  // namespace
 
 std::string join_path(std::string_view path, std::string_view field) {
@@ -178,7 +157,7 @@ void Fields::allow(std::initializer_list<std::string_view> allowed,
     std::string message;
     if (std::find(elsewhere.begin(), elsewhere.end(), e.key) != elsewhere.end()) {
       message = "does not apply to " + std::string(context);
-    } else if (auto hint = suggestion(e.key, allowed)) {
+    } else if (auto hint = did_you_mean(e.key, allowed)) {
       message = "unknown key (did you mean '" + *hint + "'?)";
     } else {
       message = "unknown key (valid here:";

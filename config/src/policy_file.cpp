@@ -14,21 +14,12 @@
 #include <string>
 #include <tuple>
 
+#include "coolhand/config/yaml_input.h"
 #include "coolhand/policy/engine.h"
 #include "fields.h"
 #include "parsers.h"
-#include "yaml_input.h"
 
 namespace coolhand::config {
-
-std::string ConfigError::to_string() const {
-  std::string out = file;
-  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
-  out += ": ";
-  if (!key.empty()) out += key + ": ";
-  out += message;
-  return out;
-}
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Raw text -> yaml-cpp node tree, with the guards described in yaml_input.h.
-#include "yaml_input.h"
+#include "coolhand/config/yaml_input.h"
 
 #include <yaml-cpp/anchor.h>
 #include <yaml-cpp/eventhandler.h>
@@ -134,7 +134,8 @@ int one_based(int v) {
 
 }  // namespace
 
-YamlInput read_yaml(std::string_view text, std::string_view file) {
+YamlInput read_yaml(std::string_view text, std::string_view file, const DocumentKind& kind) {
+  const std::string noun(kind.noun);
   YamlInput out;
   if (text.size() > kMaxTextBytes) {
     out.errors.push_back(
@@ -147,7 +148,7 @@ YamlInput read_yaml(std::string_view text, std::string_view file) {
     const auto [line, column] = position_of(text, bad);
     out.errors.push_back(make_error(
         file, line, column,
-        text[bad] == '\0' ? "NUL byte in policy text" : "policy text is not valid UTF-8"));
+        text[bad] == '\0' ? "NUL byte in " + noun + " text" : noun + " text is not valid UTF-8"));
     return out;
   }
 
@@ -161,18 +162,18 @@ YamlInput read_yaml(std::string_view text, std::string_view file) {
       if (++documents > 1) {
         out.errors.push_back(
             make_error(file, one_based(guard.document().line), one_based(guard.document().column),
-                       "more than one YAML document ('---'); a policy is one document"));
+                       "more than one YAML document ('---'); a " + noun + " is one document"));
         return out;
       }
     }
     YAML::Node root = YAML::Load(owned);
     if (!root.IsMap()) {
       const YAML::Mark m = root.Mark();
-      out.errors.push_back(
-          make_error(file, one_based(m.line), one_based(m.column),
-                     root.IsNull() || !root.IsDefined()
-                         ? "policy is empty"
-                         : "the policy must be a mapping of keys (version: 1, ...)"));
+      out.errors.push_back(make_error(file, one_based(m.line), one_based(m.column),
+                                      root.IsNull() || !root.IsDefined()
+                                          ? noun + " is empty"
+                                          : "the " + noun + " must be a mapping of keys (" +
+                                                std::string(kind.first_keys) + ")"));
       return out;
     }
     out.root = std::move(root);

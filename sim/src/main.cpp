@@ -12,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/compare.h"
@@ -61,15 +62,18 @@ struct Failure : std::runtime_error {
 
 ModelSpec load_model(const std::string& path) {
   auto r = load_model_file(path);
-  if (auto* e = std::get_if<InputError>(&r)) throw Failure(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&r)) throw Failure(e->to_string());
   return std::get<ModelSpec>(std::move(r));
 }
 
 Workload load_workload(const std::string& path, const ModelSpec& model) {
   auto t = load_csv_file(path);
-  if (auto* e = std::get_if<InputError>(&t)) throw Failure(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
   auto w = Workload::bind(std::get<CsvTable>(std::move(t)), model);
-  if (auto* e = std::get_if<InputError>(&w)) throw Failure(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&w)) throw Failure(e->to_string());
+  // Each workload file is loaded once per command, so each warning is printed once.
+  for (const auto& warning : std::get<Workload>(w).warnings())
+    std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
   return std::get<Workload>(std::move(w));
 }
 
@@ -162,9 +166,9 @@ int cmd_replay(const std::string& policy_path, const std::string& trace_path,
                const std::string& out) {
   const auto policy = load_policy(policy_path);
   auto t = load_csv_file(trace_path);
-  if (auto* e = std::get_if<InputError>(&t)) throw Failure(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
   auto r = replay(std::get<CsvTable>(t), policy);
-  if (auto* e = std::get_if<InputError>(&r)) throw Failure(e->to_string());
+  if (auto* e = std::get_if<config::ConfigError>(&r)) throw Failure(e->to_string());
   const auto& o = std::get<ReplayOutput>(r);
   ensure_dir(out);
   check(write_text(o.decisions_csv, out + "/decisions.csv"));
@@ -272,6 +276,22 @@ int run_sim(int argc, char** argv) {
   compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")->capture_default_str();
   compare_cmd->add_option("--seed", ca.seed, "sensor-noise seed")->capture_default_str();
 
+  // CLI11 takes a word that is no subcommand for a stray argument, and
+  // `--help` after it would print the main help and exit 0.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string_view word = argv[1];
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == word;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "coolhand-sim: unknown subcommand '" << word << "' (one of: " << names
+                << "; see coolhand-sim --help)\n";
+      return 2;
+    }
+  }
   CLI11_PARSE(app, argc, argv);
   try {
     if (*replay_cmd) return cmd_replay(rp_policy, rp_trace, rp_out);

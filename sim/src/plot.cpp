@@ -1,6 +1,6 @@
 // Plain SVG line charts, written by hand: stacked panels sharing a time
 // axis, each with its own y range, grid, legend and optional limit line.
-// Long traces are thinned to at most kMaxPoints per series, keeping each
+// Long traces are thinned to at most kPlotMaxPoints per series, keeping each
 // bucket's extreme so short peaks stay visible.
 #include <fmt/format.h>
 
@@ -15,7 +15,6 @@ namespace {
 
 constexpr double kWidth = 1000;
 constexpr double kLeft = 70, kRight = 190, kTop = 40, kPanelH = 210, kGap = 45;
-constexpr std::size_t kMaxPoints = 1200;
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
@@ -115,7 +114,7 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
     const auto& v = *s.values;
     const std::size_t n = std::min(v.size(), time.size());
     if (n == 0) continue;
-    const std::size_t stride = std::max<std::size_t>(1, (n + kMaxPoints - 1) / kMaxPoints);
+    const std::size_t stride = std::max<std::size_t>(1, (n + kPlotMaxPoints - 1) / kPlotMaxPoints);
     out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\"{} points=\"",
                        s.colour, s.dashed ? " stroke-dasharray=\"5,3\"" : "");
     for (std::size_t k = 0; k < n; k += stride) {

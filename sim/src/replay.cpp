@@ -37,16 +37,34 @@ std::string detail(const policy::PolicySpec& spec, const policy::Event& e) {
 
 }  // namespace
 
-std::variant<ReplayOutput, InputError> replay(const CsvTable& trace,
-                                              const config::PolicyDocument& policy) {
+std::variant<ReplayOutput, config::ConfigError> replay(const CsvTable& trace,
+                                                       const config::PolicyDocument& policy) {
   auto compiled = policy::Engine::compile(policy.spec);
   if (!compiled.errors.empty()) {
     const auto& e = compiled.errors.front();
-    return InputError{trace.file, 0, 0,
-                      "policy does not compile: " + e.path + "." + e.key + ": " + e.message};
+    return config::ConfigError{
+        trace.file,
+        0,
+        0,
+        {},
+        "policy does not compile: " + e.path + "." + e.key + ": " + e.message};
   }
   auto& engine = *compiled.engine;
   const auto& spec = engine.spec();
+  // A column the policy does not know is most likely a typo of one it does,
+  // so it is reported before the sensor it leaves without a column.
+  for (std::size_t c = 1; c < trace.columns.size(); ++c)
+    if (!engine.sensor_id(trace.columns[c])) {
+      std::vector<std::string> names;
+      for (const auto& sensor : spec.sensors) names.push_back(sensor.name);
+      const auto hint = config::did_you_mean(trace.columns[c], names);
+      return config::ConfigError{trace.file,
+                                 trace.header_line,
+                                 0,
+                                 {},
+                                 "column '" + trace.columns[c] + "' is not a sensor of the policy" +
+                                     (hint ? " (did you mean '" + *hint + "'?)" : "")};
+    }
   // column (1-based in the table) -> sensor id
   std::vector<std::pair<std::size_t, policy::SensorId>> feeds;
   for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
@@ -55,15 +73,14 @@ std::variant<ReplayOutput, InputError> replay(const CsvTable& trace,
     for (std::size_t c = 1; c < trace.columns.size(); ++c)
       if (trace.columns[c] == spec.sensors[i].name) col = c;
     if (!col)
-      return InputError{
-          trace.file, trace.header_line, 0,
+      return config::ConfigError{
+          trace.file,
+          trace.header_line,
+          0,
+          {},
           "no column for the policy's physical sensor '" + spec.sensors[i].name + "'"};
     feeds.emplace_back(*col - 1, policy::SensorId{static_cast<std::uint16_t>(i)});
   }
-  for (std::size_t c = 1; c < trace.columns.size(); ++c)
-    if (!engine.sensor_id(trace.columns[c]))
-      return InputError{trace.file, trace.header_line, 0,
-                        "column '" + trace.columns[c] + "' is not a sensor of the policy"};
 
   ReplayOutput out;
   std::string& dec = out.decisions_csv;

@@ -2,8 +2,13 @@
 // model. Errors carry the file and 1-based line.
 #include "coolhand/sim/workload.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,13 +45,29 @@ std::optional<double> to_double(std::string_view s) {
   return v;
 }
 
-InputError err(std::string_view file, int line, std::string msg) {
-  return InputError{std::string(file), line, 0, std::move(msg)};
+config::ConfigError err(std::string_view file, int line, std::string msg) {
+  return config::ConfigError{std::string(file), line, 0, {}, std::move(msg)};
+}
+
+// Why a line has no comma-separated fields, when the likely cause is
+// another separator (a spreadsheet exported with ';' or tabs). Empty when
+// the line has a comma or no other separator is in sight.
+std::string separator_hint(std::string_view line) {
+  if (line.find(',') != std::string_view::npos) return {};
+  if (line.find(';') != std::string_view::npos)
+    return "fields are separated by ';'; coolhand CSV files use ','";
+  if (line.find('\t') != std::string_view::npos)
+    return "fields are separated by tabs; coolhand CSV files use ','";
+  return {};
 }
 
 }  // namespace
 
-std::variant<CsvTable, InputError> parse_csv(std::string_view text, std::string_view file) {
+std::variant<CsvTable, config::ConfigError> parse_csv(std::string_view text,
+                                                      std::string_view file) {
+  // A UTF-8 byte order mark (as spreadsheets write) is not part of the header.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
   CsvTable t;
   t.file = std::string(file);
   int line_no = 0;
@@ -79,7 +100,10 @@ std::variant<CsvTable, InputError> parse_csv(std::string_view text, std::string_
     }
     const auto cells = split(line, ',');
     if (t.columns.empty()) {
-      if (cells[0] != "time_s") return err(file, line_no, "header must start with 'time_s'");
+      if (auto hint = separator_hint(line); !hint.empty()) return err(file, line_no, hint);
+      if (cells[0] != "time_s")
+        return err(file, line_no,
+                   "header must start with 'time_s', got '" + std::string(cells[0]) + "'");
       for (auto c : cells) {
         if (c.empty()) return err(file, line_no, "empty column name in header");
         for (const auto& prev : t.columns)
@@ -91,10 +115,12 @@ std::variant<CsvTable, InputError> parse_csv(std::string_view text, std::string_
       t.header_line = line_no;
       continue;
     }
-    if (cells.size() != t.columns.size())
-      return err(file, line_no,
-                 "expected " + std::to_string(t.columns.size()) + " fields, got " +
-                     std::to_string(cells.size()));
+    if (cells.size() != t.columns.size()) {
+      std::string msg = "expected " + std::to_string(t.columns.size()) + " fields, got " +
+                        std::to_string(cells.size());
+      if (auto hint = separator_hint(line); !hint.empty()) msg += " (" + hint + ")";
+      return err(file, line_no, msg);
+    }
     std::vector<double> values;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const auto v = to_double(cells[i]);
@@ -116,15 +142,16 @@ std::variant<CsvTable, InputError> parse_csv(std::string_view text, std::string_
   return t;
 }
 
-std::variant<CsvTable, InputError> load_csv_file(const std::string& path) {
+std::variant<CsvTable, config::ConfigError> load_csv_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return InputError{path, 0, 0, "cannot open file"};
+  if (!in)
+    return config::ConfigError{path, 0, 0, {}, std::string("cannot open: ") + std::strerror(errno)};
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_csv(ss.str(), path);
 }
 
-std::variant<Workload, InputError> Workload::bind(CsvTable table, const ModelSpec& model) {
+std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const ModelSpec& model) {
   Workload w;
   w.name_ = std::filesystem::path(table.file).stem().string();
   for (std::size_t c = 1; c < table.columns.size(); ++c) {
@@ -136,12 +163,37 @@ std::variant<Workload, InputError> Workload::bind(CsvTable table, const ModelSpe
     int found = -1;
     for (std::size_t d = 0; d < model.devices.size(); ++d)
       if (model.devices[d].name == col) found = static_cast<int>(d);
-    if (found < 0)
-      return err(
-          table.file, table.header_line,
-          "column '" + col + "' is neither a device of model '" + model.name + "' nor ambient_c");
+    if (found < 0) {
+      std::vector<std::string> names{"ambient_c"};
+      for (const auto& d : model.devices) names.push_back(d.name);
+      const auto hint = config::did_you_mean(col, names);
+      return err(table.file, table.header_line,
+                 "column '" + col + "' is neither a device of model '" + model.name +
+                     "' nor ambient_c" + (hint ? " (did you mean '" + *hint + "'?)" : ""));
+    }
     w.column_device_.push_back(found);
   }
+  // Every device needs a column: a device left out would silently sit at
+  // zero demand and the run would look like a success.
+  for (std::size_t d = 0; d < model.devices.size(); ++d)
+    if (std::find(w.column_device_.begin(), w.column_device_.end(), static_cast<int>(d)) ==
+        w.column_device_.end())
+      return err(table.file, table.header_line,
+                 "no column for device '" + model.devices[d].name + "' of model '" + model.name +
+                     "' (give its demand in [0,1]; a column of 0 keeps it idle)");
+  // The run ends at the last row's time, so one row would be a run of
+  // nothing (0 s when it is at time 0).
+  if (table.rows.size() < 2)
+    return err(table.file, table.lines.empty() ? table.header_line : table.lines.front(),
+               "a workload needs at least two rows: the run ends at the last row's time_s");
+  if (std::find(w.column_device_.begin(), w.column_device_.end(), -1) == w.column_device_.end())
+    w.warnings_.push_back(config::ConfigError{
+        table.file,
+        table.header_line,
+        0,
+        {},
+        fmt::format("warning: no ambient_c column; using the model's ambient_c, {:g} °C",
+                    model.ambient_c)});
   for (std::size_t r = 0; r < table.rows.size(); ++r)
     for (std::size_t c = 0; c < w.column_device_.size(); ++c) {
       const double v = table.rows[r][c];

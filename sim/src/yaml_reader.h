@@ -1,7 +1,9 @@
 // Small helpers for reading simulator YAML with file:line:column errors.
-// yaml-cpp exceptions and our own validation failures are both raised as
-// YamlFail inside a parser and turned into an InputError at its boundary
-// (see parse_model), so no exception leaves the library.
+// The text itself goes through config's YAML front end
+// (coolhand/config/yaml_input.h: UTF-8, depth and node-count guards); these
+// helpers check the shape of the tree it returns. Validation failures are
+// raised as YamlFail inside a parser and turned into a config::ConfigError
+// at its boundary (see parse_model), so no exception leaves the library.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -11,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "coolhand/sim/input_error.h"
+#include "coolhand/config/error.h"
 
 namespace coolhand::sim::detail {
 
@@ -24,9 +26,18 @@ struct YamlFail {
   throw YamlFail{at.Mark(), std::move(message)};
 }
 
-inline InputError to_input_error(std::string_view file, const YAML::Mark& mark,
-                                 std::string message) {
-  InputError e;
+// Fails at the key `key` of `map` itself (not at its value), for errors
+// about the entry as a whole.
+[[noreturn]] inline void fail_at_key(const YAML::Node& map, std::string_view key,
+                                     std::string message) {
+  for (const auto& kv : map)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) fail(kv.first, std::move(message));
+  fail(map, std::move(message));
+}
+
+inline config::ConfigError to_error(std::string_view file, const YAML::Mark& mark,
+                                    std::string message) {
+  config::ConfigError e;
   e.file = std::string(file);
   if (!mark.is_null()) {
     e.line = mark.line + 1;
@@ -36,18 +47,28 @@ inline InputError to_input_error(std::string_view file, const YAML::Mark& mark,
   return e;
 }
 
-// Rejects keys of `map` not in `allowed` (typos must not be silently ignored).
+// Rejects keys of `map` not in `allowed` (typos must not be silently
+// ignored), with a "did you mean" hint when one is close.
 inline void check_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed,
                        std::string_view what) {
   if (!map.IsMap()) fail(map, std::string(what) + ": expected a mapping");
   for (const auto& kv : map) {
-    const auto key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) fail(kv.first, std::string(what) + ": keys must be plain names");
+    const auto& key = kv.first.Scalar();
     bool ok = false;
     for (auto a : allowed) ok = ok || a == key;
-    if (!ok) fail(kv.first, std::string(what) + ": unknown key '" + key + "'");
+    if (ok) continue;
+    std::string message = std::string(what) + ": unknown key '" + key + "'";
+    if (auto hint = config::did_you_mean(key, allowed)) {
+      message += " (did you mean '" + *hint + "'?)";
+    } else {
+      message += " (valid here:";
+      for (auto a : allowed) message += " " + std::string(a);
+      message += ")";
+    }
+    fail(kv.first, std::move(message));
   }
 }
-
 inline YAML::Node required(const YAML::Node& map, const char* key, std::string_view what) {
   YAML::Node n = map[key];
   if (!n) fail(map, std::string(what) + ": missing '" + key + "'");

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "coolhand/config/policy_file.h"
-#include "yaml_input.h"
+#include "coolhand/config/yaml_input.h"
 
 namespace coolhand::config {
 namespace {

@@ -27,15 +27,15 @@ const std::string kPolicy = COOLHAND_POLICY_DIR "/reference-umpc.yaml";
 
 ModelSpec reference_model() {
   auto r = load_model_file(kData + "/models/reference-umpc.yaml");
-  if (auto* e = std::get_if<InputError>(&r)) ADD_FAILURE() << e->to_string();
+  if (auto* e = std::get_if<config::ConfigError>(&r)) ADD_FAILURE() << e->to_string();
   return std::get<ModelSpec>(r);
 }
 
 Workload short_workload(const ModelSpec& m) {
   auto t = load_csv_file(kTestDir + "/data/short.csv");
-  if (auto* e = std::get_if<InputError>(&t)) ADD_FAILURE() << e->to_string();
+  if (auto* e = std::get_if<config::ConfigError>(&t)) ADD_FAILURE() << e->to_string();
   auto w = Workload::bind(std::get<CsvTable>(t), m);
-  if (auto* e = std::get_if<InputError>(&w)) ADD_FAILURE() << e->to_string();
+  if (auto* e = std::get_if<config::ConfigError>(&w)) ADD_FAILURE() << e->to_string();
   return std::get<Workload>(w);
 }
 
@@ -122,9 +122,9 @@ TEST(GoldenTest, ShortScenarioMetricsMatchCommittedValues) {
 
 Workload bundled_workload(const ModelSpec& m, const std::string& name) {
   auto t = load_csv_file(kData + "/workloads/" + name + ".csv");
-  if (auto* e = std::get_if<InputError>(&t)) ADD_FAILURE() << e->to_string();
+  if (auto* e = std::get_if<config::ConfigError>(&t)) ADD_FAILURE() << e->to_string();
   auto w = Workload::bind(std::get<CsvTable>(t), m);
-  if (auto* e = std::get_if<InputError>(&w)) ADD_FAILURE() << e->to_string();
+  if (auto* e = std::get_if<config::ConfigError>(&w)) ADD_FAILURE() << e->to_string();
   return std::get<Workload>(w);
 }
 
@@ -198,7 +198,8 @@ TEST(ReplayTest, RecordedTraceGivesDecisionsAndEvents) {
   auto t = load_csv_file(kTestDir + "/data/trace.csv");
   ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
   auto r = replay(std::get<CsvTable>(t), reference_policy());
-  ASSERT_TRUE(std::holds_alternative<ReplayOutput>(r)) << std::get<InputError>(r).to_string();
+  ASSERT_TRUE(std::holds_alternative<ReplayOutput>(r))
+      << std::get<config::ConfigError>(r).to_string();
   const auto& o = std::get<ReplayOutput>(r);
   EXPECT_GE(o.steps, 8u);
   EXPECT_NE(o.events_csv.find("trip_up"), std::string::npos);
@@ -210,9 +211,18 @@ TEST(ReplayTest, RecordedTraceGivesDecisionsAndEvents) {
 TEST(ReplayTest, MissingSensorColumnNamesFileAndHeaderLine) {
   auto t = parse_csv("# c\ntime_s,cpu_therm\n0,40\n", "rec.csv");
   auto r = replay(std::get<CsvTable>(t), reference_policy());
-  ASSERT_TRUE(std::holds_alternative<InputError>(r));
-  EXPECT_EQ(std::get<InputError>(r).file, "rec.csv");
-  EXPECT_EQ(std::get<InputError>(r).line, 2);
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).file, "rec.csv");
+  EXPECT_EQ(std::get<config::ConfigError>(r).line, 2);
+}
+
+TEST(ReplayTest, MistypedSensorColumnSuggestsTheSensor) {
+  auto t = parse_csv("time_s,cpu_thrm\n0,40\n", "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "rec.csv:1: column 'cpu_thrm' is not a sensor of the policy (did you mean "
+            "'cpu_therm'?)");
 }
 
 TEST(CompareTest, TargetsCheckFlagsAPolicyThatOverheats) {

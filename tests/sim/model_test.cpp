@@ -12,14 +12,14 @@ namespace {
 
 ModelSpec parse_ok(const std::string& yaml) {
   auto r = parse_model(yaml, "test.yaml");
-  if (auto* e = std::get_if<InputError>(&r)) ADD_FAILURE() << e->to_string();
+  if (auto* e = std::get_if<config::ConfigError>(&r)) ADD_FAILURE() << e->to_string();
   return std::get<ModelSpec>(r);
 }
 
-InputError parse_err(const std::string& yaml) {
+config::ConfigError parse_err(const std::string& yaml) {
   auto r = parse_model(yaml, "bad.yaml");
-  EXPECT_TRUE(std::holds_alternative<InputError>(r)) << "expected a parse error";
-  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  EXPECT_TRUE(std::holds_alternative<config::ConfigError>(r)) << "expected a parse error";
+  if (auto* e = std::get_if<config::ConfigError>(&r)) return *e;
   return {};
 }
 
@@ -318,8 +318,8 @@ TEST(ModelErrorTest, PerformanceLengthMustMatchLevels) {
 
 TEST(ModelErrorTest, MissingFileIsAnError) {
   auto r = load_model_file("/nonexistent/model.yaml");
-  ASSERT_TRUE(std::holds_alternative<InputError>(r));
-  EXPECT_EQ(std::get<InputError>(r).file, "/nonexistent/model.yaml");
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).file, "/nonexistent/model.yaml");
 }
 
 TEST(ModelErrorTest, KernelTripsMustAscend) {

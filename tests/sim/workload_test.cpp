@@ -17,15 +17,16 @@ ModelSpec small_model() {
   return std::get<ModelSpec>(r);
 }
 
-InputError csv_err(const std::string& text) {
+config::ConfigError csv_err(const std::string& text) {
   auto r = parse_csv(text, "w.csv");
-  EXPECT_TRUE(std::holds_alternative<InputError>(r));
-  if (auto* e = std::get_if<InputError>(&r)) return *e;
+  EXPECT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  if (auto* e = std::get_if<config::ConfigError>(&r)) return *e;
   return {};
 }
 
 TEST(WorkloadTest, HoldsValuesBetweenRows) {
-  auto t = parse_csv("# a comment\ntime_s,cpu,ambient_c\n0,0.5,25\n10,1.0,30\n20,0,30\n", "w.csv");
+  auto t = parse_csv("# a comment\ntime_s,cpu,gpu,ambient_c\n0,0.5,0,25\n10,1.0,0,30\n20,0,0,30\n",
+                     "w.csv");
   ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
   auto b = Workload::bind(std::get<CsvTable>(t), small_model());
   ASSERT_TRUE(std::holds_alternative<Workload>(b));
@@ -44,7 +45,8 @@ TEST(WorkloadTest, HoldsValuesBetweenRows) {
 }
 
 TEST(WorkloadTest, WeightsComeFromModelAndComment) {
-  auto t = std::get<CsvTable>(parse_csv("# weights: cpu=3\ntime_s,cpu\n0,1\n5,1\n", "w.csv"));
+  auto t =
+      std::get<CsvTable>(parse_csv("# weights: cpu=3\ntime_s,cpu,gpu\n0,1,1\n5,1,1\n", "w.csv"));
   auto w = std::get<Workload>(Workload::bind(t, small_model()));
   EXPECT_DOUBLE_EQ(w.weights()[0], 3.0);
   EXPECT_DOUBLE_EQ(w.weights()[1], 2.0);
@@ -78,24 +80,101 @@ TEST(WorkloadErrorTest, BadWeightNamesLine) {
 }
 
 TEST(WorkloadErrorTest, UnknownDeviceColumnNamesHeaderLine) {
-  auto t = std::get<CsvTable>(parse_csv("# c\ntime_s,cpu,npu\n0,1,1\n", "w.csv"));
+  auto t = std::get<CsvTable>(parse_csv("# c\ntime_s,cpu,gpu,npu\n0,1,1,1\n", "w.csv"));
   auto b = Workload::bind(t, small_model());
-  ASSERT_TRUE(std::holds_alternative<InputError>(b));
-  EXPECT_EQ(std::get<InputError>(b).line, 2);
-  EXPECT_NE(std::get<InputError>(b).message.find("npu"), std::string::npos);
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(b));
+  EXPECT_EQ(std::get<config::ConfigError>(b).line, 2);
+  EXPECT_NE(std::get<config::ConfigError>(b).message.find("npu"), std::string::npos);
 }
 
 TEST(WorkloadErrorTest, DemandOutOfRangeNamesLine) {
-  auto t = std::get<CsvTable>(parse_csv("time_s,cpu\n0,1\n1,1.5\n", "w.csv"));
+  auto t = std::get<CsvTable>(parse_csv("time_s,cpu,gpu\n0,1,0\n1,1.5,0\n", "w.csv"));
   auto b = Workload::bind(t, small_model());
-  ASSERT_TRUE(std::holds_alternative<InputError>(b));
-  EXPECT_EQ(std::get<InputError>(b).line, 3);
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(b));
+  EXPECT_EQ(std::get<config::ConfigError>(b).line, 3);
 }
 
 TEST(WorkloadErrorTest, MissingFileIsAnError) {
   auto r = load_csv_file("/nonexistent/w.csv");
-  ASSERT_TRUE(std::holds_alternative<InputError>(r));
-  EXPECT_EQ(std::get<InputError>(r).line, 0);
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).line, 0);
+}
+
+// --- issue 12, "Honest input": each bad input gets an exact message. ---
+
+config::ConfigError bind_err(const std::string& text) {
+  auto t = parse_csv(text, "w.csv");
+  EXPECT_TRUE(std::holds_alternative<CsvTable>(t));
+  if (!std::holds_alternative<CsvTable>(t)) return {};
+  auto b = Workload::bind(std::get<CsvTable>(t), small_model());
+  EXPECT_TRUE(std::holds_alternative<config::ConfigError>(b));
+  if (auto* e = std::get_if<config::ConfigError>(&b)) return *e;
+  return {};
+}
+
+TEST(WorkloadInputTest, MissingDeviceColumnIsAnError) {
+  EXPECT_EQ(bind_err("# c\ntime_s,cpu,ambient_c\n0,1,25\n10,1,25\n").to_string(),
+            "w.csv:2: no column for device 'gpu' of model 'm' (give its demand in [0,1]; a "
+            "column of 0 keeps it idle)");
+}
+
+TEST(WorkloadInputTest, OneRowIsAnError) {
+  EXPECT_EQ(bind_err("time_s,cpu,gpu,ambient_c\n0,1,1,25\n").to_string(),
+            "w.csv:2: a workload needs at least two rows: the run ends at the last row's time_s");
+  EXPECT_EQ(bind_err("time_s,cpu,gpu\n60,1,1\n").to_string(),
+            "w.csv:2: a workload needs at least two rows: the run ends at the last row's time_s");
+}
+
+TEST(WorkloadInputTest, MistypedColumnSuggestsTheDevice) {
+  EXPECT_EQ(bind_err("time_s,cpu,gpuu\n0,1,1\n10,1,1\n").to_string(),
+            "w.csv:1: column 'gpuu' is neither a device of model 'm' nor ambient_c (did you mean "
+            "'gpu'?)");
+  EXPECT_EQ(bind_err("time_s,cpu,gpu,ambient\n0,1,1,25\n10,1,1,25\n").to_string(),
+            "w.csv:1: column 'ambient' is neither a device of model 'm' nor ambient_c (did you "
+            "mean 'ambient_c'?)");
+}
+
+TEST(WorkloadInputTest, ByteOrderMarkIsAccepted) {
+  auto t = parse_csv("\xEF\xBB\xBFtime_s,cpu,gpu\n0,1,0.5\n1,1,0.5\n", "w.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t)) << std::get<config::ConfigError>(t).to_string();
+  EXPECT_EQ(std::get<CsvTable>(t).columns.front(), "time_s");
+  EXPECT_EQ(std::get<CsvTable>(t).header_line, 1);
+}
+
+TEST(WorkloadInputTest, SemicolonSeparatorIsNamed) {
+  EXPECT_EQ(csv_err("time_s;cpu;gpu\n0;1;1\n").to_string(),
+            "w.csv:1: fields are separated by ';'; coolhand CSV files use ','");
+  EXPECT_EQ(csv_err("\xEF\xBB\xBFtime_s;cpu\n0;1\n").to_string(),
+            "w.csv:1: fields are separated by ';'; coolhand CSV files use ','");
+  EXPECT_EQ(csv_err("time_s,cpu\n0;1\n").to_string(),
+            "w.csv:2: expected 2 fields, got 1 (fields are separated by ';'; coolhand CSV files "
+            "use ',')");
+}
+
+TEST(WorkloadInputTest, HeaderErrorQuotesWhatItFound) {
+  EXPECT_EQ(csv_err("\ncpu,time_s\n0,0.5\n").to_string(),
+            "w.csv:2: header must start with 'time_s', got 'cpu'");
+}
+
+TEST(WorkloadInputTest, MissingAmbientWarnsOnce) {
+  auto t = std::get<CsvTable>(parse_csv("time_s,cpu,gpu\n0,1,1\n5,1,1\n9,1,1\n", "w.csv"));
+  auto w = std::get<Workload>(Workload::bind(t, small_model()));
+  ASSERT_EQ(w.warnings().size(), 1U);
+  EXPECT_EQ(w.warnings()[0].to_string(),
+            "w.csv:1: warning: no ambient_c column; using the model's ambient_c, 25 °C");
+  EXPECT_FALSE(w.ambient_c().has_value());
+}
+
+TEST(WorkloadInputTest, AmbientColumnGivesNoWarning) {
+  auto t = std::get<CsvTable>(parse_csv("time_s,cpu,gpu,ambient_c\n0,1,1,30\n5,1,1,30\n", "w.csv"));
+  EXPECT_TRUE(std::get<Workload>(Workload::bind(t, small_model())).warnings().empty());
+}
+
+TEST(WorkloadInputTest, MissingFileNamesErrno) {
+  auto r = load_csv_file("/nonexistent/w.csv");
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "/nonexistent/w.csv: cannot open: No such file or directory");
 }
 
 }  // namespace

@@ -15,19 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "coolhand/config/error.h"
 #include "coolhand/policy/spec.h"
 
 namespace coolhand::config {
-
-struct ConfigError {
-  std::string file;
-  int line = 0;    // 1-based; 0 when unknown (e.g. the file cannot be read)
-  int column = 0;  // 1-based
-  std::string key;
-  std::string message;
-  // "file:line:column: key: message"
-  [[nodiscard]] std::string to_string() const;
-};
 
 // Where a physical sensor is read. Values are converted to m°C by the daemon.
 struct SensorSource {

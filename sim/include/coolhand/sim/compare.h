@@ -20,7 +20,10 @@ struct ControllerChoice {
 
 struct CompareCell {
   Metrics metrics;
-  Trace trace;  // kept for the overlay plot
+  // For the overlay plot only: time_s, max_skin_c and performance, thinned
+  // to at most 1200 buckets (highest skin, lowest performance per bucket);
+  // the other fields are empty. Its size does not grow with run length.
+  Trace trace;
 };
 
 struct CompareResult {
@@ -42,8 +45,13 @@ struct CompareResult {
 // limit <= every kernel baseline's; performance >= the best kernel baseline
 // that holds the limit (max skin <= limit: the 0.5 °C tolerance is the
 // policy's only); fewer level changes per minute than step_wise. One line
-// per check that fails; empty when all hold.
+// per check that fails; empty when all hold. With no kernel baseline among
+// the controllers (e.g. `compare -p` without `-g`) only the first target can
+// be checked; format_text and format_markdown then say so instead of
+// claiming that all targets hold.
 [[nodiscard]] std::vector<std::string> check_targets(const CompareResult& r);
+// Whether a kernel governor other than "none" is among the controllers.
+[[nodiscard]] bool has_kernel_baseline(const CompareResult& r);
 
 [[nodiscard]] std::string format_text(const CompareResult& r);
 [[nodiscard]] std::string format_markdown(const CompareResult& r);

@@ -39,8 +39,8 @@
 #include <variant>
 #include <vector>
 
+#include "coolhand/config/error.h"
 #include "coolhand/policy/units.h"
-#include "coolhand/sim/input_error.h"
 
 namespace coolhand::sim {
 
@@ -148,9 +148,9 @@ struct ModelSpec {
 
 // Parse model YAML. `file` names the text in errors. Validates names,
 // references and ranges; the first error found is returned.
-[[nodiscard]] std::variant<ModelSpec, InputError> parse_model(std::string_view text,
-                                                              std::string_view file);
-[[nodiscard]] std::variant<ModelSpec, InputError> load_model_file(const std::string& path);
+[[nodiscard]] std::variant<ModelSpec, config::ConfigError> parse_model(std::string_view text,
+                                                                       std::string_view file);
+[[nodiscard]] std::variant<ModelSpec, config::ConfigError> load_model_file(const std::string& path);
 
 // ----------------------------------------------------------------- model --
 
@@ -164,8 +164,8 @@ class ThermalModel {
   ThermalModel& operator=(ThermalModel&&) noexcept;
 
   // Convenience: load a YAML file and build the model.
-  [[nodiscard]] static std::variant<ThermalModel, InputError> load(const std::string& path,
-                                                                   std::uint64_t seed = 1);
+  [[nodiscard]] static std::variant<ThermalModel, config::ConfigError> load(const std::string& path,
+                                                                            std::uint64_t seed = 1);
 
   [[nodiscard]] const ModelSpec& spec() const;
   [[nodiscard]] Millis time_step() const;

@@ -4,6 +4,7 @@
 // differ between identical runs are metrics.json's wall_s and steps_per_s.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace coolhand::sim {
 [[nodiscard]] std::string write_trace_csv(const Trace& trace, const std::string& path);
 [[nodiscard]] std::string metrics_json(const Metrics& m);
 [[nodiscard]] std::string write_text(const std::string& text, const std::string& path);
+
+// Most points a plot draws per series; longer series are thinned to this
+// (each bucket's extreme kept), so callers need keep no more.
+inline constexpr std::size_t kPlotMaxPoints = 1200;
 
 // Temperatures (skin nodes, sensors) against the skin limit, device levels
 // as a fraction of each device's range, and performance delivered.

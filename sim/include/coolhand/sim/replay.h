@@ -7,8 +7,8 @@
 #include <string>
 #include <variant>
 
+#include "coolhand/config/error.h"
 #include "coolhand/config/policy_file.h"
-#include "coolhand/sim/input_error.h"
 #include "coolhand/sim/workload.h"
 
 namespace coolhand::sim {
@@ -23,7 +23,7 @@ struct ReplayOutput {
 
 // Errors (trace columns not matching the policy's physical sensors, or a
 // policy that does not compile) name the trace file and header line.
-[[nodiscard]] std::variant<ReplayOutput, InputError> replay(const CsvTable& trace,
-                                                            const config::PolicyDocument& policy);
+[[nodiscard]] std::variant<ReplayOutput, config::ConfigError> replay(
+    const CsvTable& trace, const config::PolicyDocument& policy);
 
 }  // namespace coolhand::sim

@@ -16,8 +16,8 @@
 #include <variant>
 #include <vector>
 
+#include "coolhand/config/error.h"
 #include "coolhand/policy/units.h"
-#include "coolhand/sim/input_error.h"
 #include "coolhand/sim/model.h"
 
 namespace coolhand::sim {
@@ -34,22 +34,27 @@ struct CsvTable {
   int weights_line = 0;
 };
 
-[[nodiscard]] std::variant<CsvTable, InputError> parse_csv(std::string_view text,
-                                                           std::string_view file);
-[[nodiscard]] std::variant<CsvTable, InputError> load_csv_file(const std::string& path);
+[[nodiscard]] std::variant<CsvTable, config::ConfigError> parse_csv(std::string_view text,
+                                                                    std::string_view file);
+[[nodiscard]] std::variant<CsvTable, config::ConfigError> load_csv_file(const std::string& path);
 
 // A workload bound to a model: per-step inputs without lookups by name.
 class Workload {
  public:
-  // Checks every column names a model device or "ambient_c", demands are in
-  // [0,1] and weights name devices. Errors name the file and line.
-  [[nodiscard]] static std::variant<Workload, InputError> bind(CsvTable table,
-                                                               const ModelSpec& model);
+  // Checks every column names a model device or "ambient_c", every model
+  // device has a column, there are at least two rows (the run ends at the
+  // last one), demands are in [0,1] and weights name devices. Errors name
+  // the file and line. Without an ambient_c column the model's ambient_c is
+  // used throughout, and warnings() says so.
+  [[nodiscard]] static std::variant<Workload, config::ConfigError> bind(CsvTable table,
+                                                                        const ModelSpec& model);
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] policy::Time duration() const { return duration_; }
   // Performance weight of each model device for this workload.
   [[nodiscard]] const std::vector<double>& weights() const { return weights_; }
+  // Things bind() accepted but the user should know (file:line: warning: ...).
+  [[nodiscard]] const std::vector<config::ConfigError>& warnings() const { return warnings_; }
 
   // Inputs in force at `now` (callers advance time monotonically). Returns
   // whether a row was applied, i.e. demand or ambient may have changed.
@@ -62,6 +67,7 @@ class Workload {
   CsvTable table_;
   std::vector<int> column_device_;  // per value column: device index, -1 ambient
   std::vector<double> weights_;
+  std::vector<config::ConfigError> warnings_;
   std::vector<double> demand_;
   std::optional<double> ambient_;
   std::size_t cursor_ = 0;

@@ -1,4 +1,5 @@
-// The boundary between raw policy text and yaml-cpp. Checks the bytes are
+// The one YAML front end: the boundary between raw text and yaml-cpp for
+// the policy language and the simulator's model files. Checks the bytes are
 // UTF-8, walks the event stream once with a depth limit (so hostile input
 // cannot make yaml-cpp recurse deeply while building nodes) and a node
 // budget (so it cannot make yaml-cpp allocate without bound), rejects anchors,
@@ -12,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "coolhand/config/policy_file.h"
+#include "coolhand/config/error.h"
 
 namespace coolhand::config::detail {
 
@@ -30,6 +31,15 @@ struct YamlInput {
   std::vector<ConfigError> errors;
 };
 
-[[nodiscard]] YamlInput read_yaml(std::string_view text, std::string_view file);
+// What the document is, for messages: "policy text is not valid UTF-8",
+// "the model must be a mapping of keys (name: ..., ...)".
+struct DocumentKind {
+  std::string_view noun = "policy";
+  std::string_view first_keys = "version: 1, ...";
+};
+
+// The root must be a mapping. `file` is only used in error messages.
+[[nodiscard]] YamlInput read_yaml(std::string_view text, std::string_view file,
+                                  const DocumentKind& kind = {});
 
 }  // namespace coolhand::config::detail

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# coolhand-sim command-line input honesty (issue 12): an unknown subcommand
+# is an error, a workload without ambient_c warns once, and `compare -p`
+# without `-g` says the baseline targets were not checked. Exact messages.
+# Usage: cli_test.sh <coolhand-sim> <sim data dir> <policy>
+set -euo pipefail
+
+sim="$1"
+data="$2"
+policy="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect_eq() {  # what, expected, actual
+  if [[ "$2" != "$3" ]]; then
+    printf 'FAIL %s\n  expected: %s\n  actual:   %s\n' "$1" "$2" "$3"
+    failures=$((failures + 1))
+  else
+    printf 'ok   %s\n' "$1"
+  fi
+}
+
+# An unknown subcommand, even with --help after it, is an error naming it.
+set +e
+out="$("$sim" fit --help 2>"$work/err")"
+rc=$?
+set -e
+expect_eq "fit --help exit status" 2 "$rc"
+expect_eq "fit --help stdout" "" "$out"
+expect_eq "fit --help stderr" \
+  "coolhand-sim: unknown subcommand 'fit' (one of: run, replay, compare; see coolhand-sim --help)" \
+  "$(cat "$work/err")"
+
+# A known subcommand's --help still works.
+"$sim" run --help >"$work/help"
+expect_eq "run --help" "1" "$(grep -c -- '--workload' "$work/help")"
+
+# A workload without ambient_c: one warning naming the file and the value used.
+cat >"$work/no-ambient.csv" <<'CSV'
+time_s,cpu,gpu,modem,backlight,charger
+0,0.5,0.5,0,0.5,0
+5,0.5,0.5,0,0.5,0
+CSV
+"$sim" run -m "$data/models/reference-umpc.yaml" -w "$work/no-ambient.csv" -g none --no-trace \
+  -o "$work/out" >/dev/null 2>"$work/err"
+expect_eq "no ambient_c warns once" \
+  "coolhand-sim: $work/no-ambient.csv:1: warning: no ambient_c column; using the model's ambient_c, 25 °C" \
+  "$(cat "$work/err")"
+
+# A workload lacking a device column is an error, exit 1.
+cat >"$work/no-charger.csv" <<'CSV'
+time_s,cpu,gpu,modem,backlight,ambient_c
+0,0.5,0.5,0,0.5,25
+5,0.5,0.5,0,0.5,25
+CSV
+set +e
+"$sim" run -m "$data/models/reference-umpc.yaml" -w "$work/no-charger.csv" -g none --no-trace \
+  -o "$work/out" >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "missing device column exit status" 1 "$rc"
+expect_eq "missing device column message" \
+  "coolhand-sim: $work/no-charger.csv:1: no column for device 'charger' of model 'reference-umpc' (give its demand in [0,1]; a column of 0 keeps it idle)" \
+  "$(cat "$work/err")"
+
+# compare -p without -g: no claim that the targets hold against baselines.
+cat >"$work/two.csv" <<'CSV'
+time_s,cpu,gpu,modem,backlight,charger,ambient_c
+0,0.5,0.5,0,0.5,0,25
+20,0.5,0.5,0,0.5,0,25
+CSV
+"$sim" compare -m "$data/models/reference-umpc.yaml" -w "$work/two.csv" -p "$policy" \
+  -o "$work/cmp" >"$work/out.txt"
+expect_eq "compare -p without -g" \
+  "targets: no kernel baseline to compare against (add e.g. -g step_wise -g power_allocator); max skin <= limit + 0.5 °C holds" \
+  "$(grep '^targets:' "$work/out.txt")"
+
+if ((failures > 0)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi

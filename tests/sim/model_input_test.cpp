@@ -1,0 +1,97 @@
+// Model YAML input honesty (issue 12 "Honest input", issue 9 "one YAML front
+// end"): the model loader goes through config's YAML front end (UTF-8, depth
+// and node-count guards), gives "did you mean" for key typos, and reports
+// list-length mismatches at the list that is short. Exact messages.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "coolhand/sim/model.h"
+
+namespace coolhand::sim {
+namespace {
+
+constexpr const char* kHead =
+    "name: x\nskin: {nodes: [a], limit_c: 45}\nnodes:\n  - {name: a, capacity_j_per_k: 1}\n";
+
+std::string error_of(const std::string& yaml) {
+  auto r = parse_model(yaml, "bad.yaml");
+  if (auto* e = std::get_if<config::ConfigError>(&r)) return e->to_string();
+  ADD_FAILURE() << "expected an error for:\n" << yaml;
+  return {};
+}
+
+TEST(ModelInputTest, TopLevelTypoSuggestsKey) {
+  EXPECT_EQ(error_of(std::string(kHead) + "ambiant_c: 30\n"),
+            "bad.yaml:5:1: model: unknown key 'ambiant_c' (did you mean 'ambient_c'?)");
+}
+
+TEST(ModelInputTest, NestedTypoSuggestsKey) {
+  EXPECT_EQ(error_of("name: x\nskin: {nodes: [a], limit_c: 45}\nnodes:\n"
+                     "  - {name: a, capacity_j_per_kk: 1}\n"),
+            "bad.yaml:4:15: node: unknown key 'capacity_j_per_kk' (did you mean "
+            "'capacity_j_per_k'?)");
+}
+
+TEST(ModelInputTest, DroppedUnitSuffixSuggestsKey) {
+  EXPECT_EQ(error_of(std::string(kHead) + "time_step: 100\n"),
+            "bad.yaml:5:1: model: unknown key 'time_step' (did you mean 'time_step_ms'?)");
+}
+
+TEST(ModelInputTest, UnknownKeyWithoutNeighbourListsValidKeys) {
+  EXPECT_EQ(error_of("name: x\nskin: {nodes: [a], limit_c: 45}\nnodes:\n  - name: a\n"
+                     "    capacity_j_per_k: 1\n    colour: red\n"),
+            "bad.yaml:6:5: node: unknown key 'colour' (valid here: name capacity_j_per_k "
+            "to_ambient_w_per_k initial_c)");
+}
+
+TEST(ModelInputTest, ShortPowerListIsReportedAtPowerKey) {
+  EXPECT_EQ(error_of(std::string(kHead) + "devices:\n  - name: d\n    power_w: [1, 0]\n"
+                                          "    performance: [1, 0.5, 0]\n    heat: [{node: a}]\n"),
+            "bad.yaml:7:5: power_w: need one power per level: 2 given, performance has 3");
+}
+
+TEST(ModelInputTest, ShortPerformanceListIsReportedAtPerformanceKey) {
+  EXPECT_EQ(error_of(std::string(kHead) + "devices:\n  - name: d\n    power_w: [1, 0.5, 0]\n"
+                                          "    performance: [1, 0]\n    heat: [{node: a}]\n"),
+            "bad.yaml:8:5: performance: need one entry per level: 2 given, power_w has 3");
+}
+
+TEST(ModelInputTest, InvalidUtf8IsRejectedWithPosition) {
+  EXPECT_EQ(error_of("name: x\xff\n"), "bad.yaml:1:8: model text is not valid UTF-8");
+}
+
+TEST(ModelInputTest, NulByteIsRejected) {
+  EXPECT_EQ(error_of(std::string("name: x\n\0", 9)), "bad.yaml:2:1: NUL byte in model text");
+}
+
+TEST(ModelInputTest, DeepNestingIsRejectedBeforeBuildingNodes) {
+  const std::string yaml = "name: " + std::string(40, '[') + std::string(40, ']') + "\n";
+  EXPECT_EQ(error_of(yaml), "bad.yaml:1:38: nesting is deeper than 32 levels");
+}
+
+TEST(ModelInputTest, EmptyModelIsAnError) {
+  EXPECT_EQ(error_of(""), "bad.yaml:1:1: model is empty");
+  EXPECT_EQ(error_of("# only a comment\n"), "bad.yaml:1:1: model is empty");
+}
+
+TEST(ModelInputTest, ModelMustBeAMapping) {
+  EXPECT_EQ(error_of("- a\n"),
+            "bad.yaml:1:1: the model must be a mapping of keys (name: ..., nodes: ...)");
+}
+
+TEST(ModelInputTest, SecondDocumentIsRejected) {
+  EXPECT_EQ(error_of(std::string(kHead) + "---\nname: y\n"),
+            "bad.yaml:5:1: more than one YAML document ('---'); a model is one document");
+}
+
+TEST(ModelInputTest, MissingFileNamesErrno) {
+  auto r = load_model_file("/nonexistent/model.yaml");
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "/nonexistent/model.yaml: cannot open: No such file or directory");
+}
+
+}  // namespace
+}  // namespace coolhand::sim
