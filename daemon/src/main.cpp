@@ -45,6 +45,7 @@ struct Options {
   bool verbose = false;
   std::string netlink = "auto";  // auto: only with the real /sys
   std::string bus = "auto";      // auto: the system bus only with the real /sys
+  std::string logind = "auto";   // auto: only with the real /sys (tests: on, a private bus)
 };
 
 // Reads the policy with a buffer of the file's own size, then parses it;
@@ -104,6 +105,11 @@ int run_daemon(int argc, char** argv) {
                  "D-Bus service: auto (the system bus only with --sysfs-root /sys), system, "
                  "session, none. Failing to reach the bus is a warning")
       ->check(CLI::IsMember({"auto", "system", "session", "none"}))
+      ->capture_default_str();
+  app.add_option("--logind", o.logind,
+                 "logind (resume, power actions) on the system bus: auto (only with --sysfs-root "
+                 "/sys), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
   CLI11_PARSE(app, argc, argv);
@@ -186,7 +192,8 @@ int run_daemon(int argc, char** argv) {
   } restore_on_unwind{rt};
 
   std::unique_ptr<cd::Logind> logind;
-  if (real_sys && !o.once) {
+  const bool want_logind = o.logind == "on" || (o.logind == "auto" && real_sys);
+  if (want_logind && !o.once) {
     auto c = cd::Logind::connect(ev.raw(), [&] { rt->on_resume(cd::monotonic_now()); });
     if (c) {
       logind = std::move(*c);
