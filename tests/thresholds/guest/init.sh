@@ -102,18 +102,24 @@ wakeups() {
 	alive || { echo "coolhandd (pid $DPID) is not running" >&2; return 1; }
 	cat /proc/"$DPID"/task/*/status | awk '/^voluntary_ctxt_switches/ { s += $2; n++ } END { if (n) print s; else exit 1 }'
 }
-# armed_timers: the daemon's timerfds whose it_value is not (0, 0), i.e.
+# armed_timers: prints "TIMERFDS ARMED": the daemon's timerfds, and those
+# whose it_value is not (0, 0), i.e.
 # armed (fs/timerfd.c, timerfd_show). No armed timer means nothing can wake
 # the daemon but a netlink event, however long the idle window.
 armed_timers() {
 	alive || { echo "coolhandd (pid $DPID) is not running" >&2; return 1; }
+	t_fds=0
 	t_all=0
 	t_armed=0
 	for f in /proc/"$DPID"/fdinfo/*; do
+		[ -r "$f" ] && t_fds=$((t_fds + 1))
 		grep -q '^clockid:' "$f" 2>/dev/null && grep -q '^it_value:' "$f" 2>/dev/null || continue
 		t_all=$((t_all + 1))
 		grep -q '^it_value: (0, 0)$' "$f" || { t_armed=$((t_armed + 1)); echo "# armed: fd ${f##*/}: $(grep '^it_value:' "$f")" >&2; }
 	done
+	# Positive control: the scan saw the daemon's descriptors (netlink, the
+	# event loop's epoll and signalfd at least), so "0 armed" means something.
+	[ "$t_fds" -ge 3 ] || { echo "only $t_fds fds seen in /proc/$DPID/fdinfo" >&2; return 1; }
 	echo "$t_all $t_armed"
 }
 # idle_window SECONDS: sets w_delta (voluntary switches over the window) and
