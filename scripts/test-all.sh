@@ -12,6 +12,12 @@
 #
 # Environment: JOBS (default: nproc), FUZZ_SECONDS (default 72, shared by all fuzzers),
 # COOLHAND_SKIP_VM=1 to leave out the qemu stage locally (never in CI).
+# CI=true (set by .ci/run itself): a test that did not run is a failure. The
+# tests fail their own missing prerequisites under CI=true, and on top of
+# that every ctest run below fails the stage if ctest lists any test under
+# "The following tests did not run:" (Skipped, Disabled or Not Run), so a
+# test that forgets to check CI still cannot go green by skipping. Locally
+# (CI unset) skips are reported and allowed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -19,6 +25,26 @@ jobs=${JOBS:-$(nproc)}
 fuzz_seconds=${FUZZ_SECONDS:-72}
 
 stage() { printf '\n==== %s (%ss)\n' "$1" "$SECONDS"; }
+
+# run_ctest CTEST-ARGS...: ctest with its output kept; no tests at all is an
+# error; under CI=true so is any test that did not run.
+run_ctest() {
+  local out status
+  out=$(mktemp)
+  status=0
+  ctest --no-tests=error "$@" 2>&1 | tee "$out" || status=$?
+  if [ "$status" -eq 0 ] && grep -q '^The following tests did not run:' "$out"; then
+    if [ "${CI:-}" = true ]; then
+      echo "test-all.sh: tests were skipped (CI=true forbids it):" >&2
+      sed -n '/^The following tests did not run:/,/^$/p' "$out" >&2
+      status=1
+    else
+      echo "test-all.sh: some tests were skipped (allowed outside CI)" >&2
+    fi
+  fi
+  rm -f "$out"
+  return "$status"
+}
 
 vm_flag=--vm
 vm_tests=ON
@@ -40,14 +66,14 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOOLHAND_WERROR
 cmake --build build -j "$jobs"
 
 stage "tests"
-ctest --test-dir build --output-on-failure -j "$jobs"
+run_ctest --test-dir build --output-on-failure -j "$jobs"
 
 stage "sanitizer build (ASan+UBSan)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCOOLHAND_WERROR=ON \
   -DCOOLHAND_SANITIZE=ON -DCOOLHAND_VM_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE e2e
+  run_ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE e2e
 
 stage "fuzzing every libFuzzer target (${fuzz_seconds}s in all)"
 scripts/run-fuzz.sh "$fuzz_seconds"

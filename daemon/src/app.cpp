@@ -351,7 +351,8 @@ int App::run() {
     App& app;
   } restore_on_unwind{*this};
 
-  if (real_sys() && !o_.once) connect_logind();
+  const bool want_logind = o_.logind == "on" || (o_.logind == "auto" && real_sys());
+  if (want_logind && !o_.once) connect_logind();
   rt_->start(monotonic_now());
   if (o_.once) {
     log_.info("{}", rt_->status_line());

@@ -35,6 +35,7 @@ struct Options {
   bool verbose = false;
   std::string netlink = "auto";  // auto: only with the real /sys
   std::string bus = "auto";      // auto: the system bus only with the real /sys
+  std::string logind = "auto";   // auto: only with the real /sys (tests: on, a private bus)
 };
 
 // Run the daemon until SIGTERM/SIGINT (or one pass with --once).

@@ -40,6 +40,11 @@ int run(int argc, char** argv) {
                  "session, none. Failing to reach the bus is a warning")
       ->check(CLI::IsMember({"auto", "system", "session", "none"}))
       ->capture_default_str();
+  app.add_option("--logind", o.logind,
+                 "logind (resume, power actions) on the system bus: auto (only with --sysfs-root "
+                 "/sys), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
   CLI11_PARSE(app, argc, argv);
   return o.restore ? cd::run_restore(o) : cd::run_daemon(o);

@@ -1,14 +1,18 @@
 // RootedSysfs: plain POSIX file access below a root directory. Reads open
-// non-blocking so a FIFO planted in a fake tree cannot hang the event loop.
+// non-blocking so a FIFO planted in a fake tree cannot hang the event loop;
+// writes are one write(2) each (see write()).
 #include "sysfs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <memory>
 
 #include "parse.h"
@@ -63,21 +67,71 @@ Result<std::string> RootedSysfs::read(std::string_view rel) const {
   return out;
 }
 
+namespace {
+// `text` to `fd` in one write(2); a short write is an error (for sysfs the
+// rest could only go in as a second store()).
+Status write_once(int fd, std::string_view text, std::string_view rel) {
+  ssize_t n = 0;
+  do {
+    n = ::write(fd, text.data(), text.size());
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return errno_error("write", std::string(rel), errno);
+  if (static_cast<std::size_t>(n) != text.size())
+    return errno_error("write", std::string(rel), EIO);
+  return Ok{};
+}
+
+// A regular file replaced whole: `value` goes to a new file beside it (same
+// mode), which rename(2) then puts in its place, so a concurrent reader opens
+// either the old file or the new one, never an empty or half-written one.
+Status replace_file(const std::string& path, const struct stat& st, std::string_view value,
+                    std::string_view rel) {
+  const auto slash = path.rfind('/');
+  const std::string tmp =
+      path.substr(0, slash + 1) + "." + path.substr(slash + 1) + ".coolhand-new";
+  FdCloser t{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777)};
+  if (t.fd < 0) return errno_error("write", std::string(rel), errno);
+  Status s = write_once(t.fd, value, rel);
+  if (s && ::fchmod(t.fd, st.st_mode & 07777) != 0)
+    s = errno_error("write", std::string(rel), errno);
+  if (s && ::rename(tmp.c_str(), path.c_str()) != 0)
+    s = errno_error("write", std::string(rel), errno);
+  if (!s) ::unlink(tmp.c_str());
+  return s;
+}
+}  // namespace
+
+// Every write carries the whole value in one write(2), and no reader ever
+// sees an empty or mixed value:
+// - Pseudo-files (sysfs, procfs, debugfs, tracefs) and anything that is not
+//   a regular file get exactly the value in one write: kernfs hands each
+//   write(2) to the attribute's store() as one buffer (fs/kernfs/file.c,
+//   kernfs_fop_write_iter), and kstrto*() accept only an optional trailing
+//   newline (lib/kstrtox.c, _kstrtoull), so no padding. Truncation means
+//   nothing there.
+// - A regular file (a fake tree; the tmpfs knob of a test guest) is
+//   replaced whole (replace_file). Truncating and rewriting it in place
+//   shows a reader an empty file, and overwriting it in place can show a
+//   torn one (regular-file reads do not lock out a concurrent write).
+//   Writability is checked first by opening the file itself for writing.
+// A symlink to a regular file (a test's read-only knob) is written through
+// in place, so the link stays a link.
 Status RootedSysfs::write(std::string_view rel, std::string_view value) {
   const std::string path = absolute(rel);
-  // O_TRUNC is ignored by sysfs and needed by the regular files of a fake tree.
-  FdCloser f{::open(path.c_str(), O_WRONLY | O_TRUNC | O_NONBLOCK | O_CLOEXEC)};
+  FdCloser f{::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0) return errno_error("write", std::string(rel), errno);
-  std::size_t done = 0;
-  while (done < value.size()) {
-    const ssize_t n = ::write(f.fd, value.data() + done, value.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno_error("write", std::string(rel), errno);
-    }
-    done += static_cast<std::size_t>(n);
+  struct stat st {};
+  struct stat link {};
+  struct statfs fsinfo {};
+  if (::fstat(f.fd, &st) != 0 || ::fstatfs(f.fd, &fsinfo) != 0 ||
+      ::lstat(path.c_str(), &link) != 0) {
+    return errno_error("write", std::string(rel), errno);
   }
-  return Ok{};
+  const auto magic = static_cast<std::uint64_t>(fsinfo.f_type);
+  const bool pseudo = magic == SYSFS_MAGIC || magic == PROC_SUPER_MAGIC || magic == DEBUGFS_MAGIC ||
+                      magic == TRACEFS_MAGIC;
+  if (!pseudo && S_ISREG(link.st_mode)) return replace_file(path, st, value, rel);
+  return write_once(f.fd, value, rel);
 }
 
 Result<std::vector<std::string>> RootedSysfs::list(std::string_view rel) const {

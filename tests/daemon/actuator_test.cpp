@@ -93,6 +93,42 @@ TEST_F(ActuatorTest, VerifyReappliesAfterFirmwareReset) {
   EXPECT_NE(log.lines()[0].find("behind the daemon's back"), std::string::npos);
 }
 
+// Two CPU policies on one device: the first refuses the restore, the
+// second must still get its original back (mutant: restore() returns at the
+// first failing target, leaving the other policies throttled). Each failure
+// is reported on its own.
+TEST_F(ActuatorTest, RestoreTriesEveryTargetAndReportsEachFailure) {
+  constexpr const char* kCpu0 = "devices/system/cpu/cpufreq/policy0/scaling_max_freq";
+  constexpr const char* kCpu4 = "devices/system/cpu/cpufreq/policy4/scaling_max_freq";
+  constexpr const char* kCpu6 = "devices/system/cpu/cpufreq/policy6/scaling_max_freq";
+  tree.cpufreq_policy(0, 400000, 2000000);
+  tree.cpufreq_policy(4, 400000, 2000000);
+  tree.cpufreq_policy(6, 400000, 2000000);
+  KnobBinding b;
+  for (const char* p : {kCpu0, kCpu4, kCpu6}) {
+    b.targets.push_back(KnobTarget{p, 2000000, {2000000, 1200000, 400000}});
+  }
+  Actuator a("cpu", b, fs, log, false);
+  ASSERT_TRUE(a.apply(2));
+  for (const char* p : {kCpu0, kCpu4, kCpu6}) ASSERT_EQ(tree.read_int(p), 400000) << p;
+
+  fs.read_only.insert(kCpu0);
+  fs.read_only.insert(kCpu4);
+  auto s = a.restore();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().err, EACCES);
+  EXPECT_NE(s.error().to_string().find("policy0"), std::string::npos) << s.error().to_string();
+  EXPECT_EQ(tree.read_int(kCpu6), 2000000);  // the last target restored despite two failures
+  std::vector<std::string> errors;
+  for (const auto& l : log.lines()) {
+    if (l.rfind("<3>", 0) == 0) errors.push_back(l);
+  }
+  ASSERT_EQ(errors.size(), 2u);  // one line per failing target
+  EXPECT_NE(errors[0].find("policy0"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("policy4"), std::string::npos) << errors[1];
+  EXPECT_FALSE(a.level());
+}
+
 TEST_F(ActuatorTest, DryRunWritesNothing) {
   Actuator a("fan", fan_binding(), fs, log, true);
   ASSERT_TRUE(a.apply(3));

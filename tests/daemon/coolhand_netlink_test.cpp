@@ -147,6 +147,34 @@ TEST_F(CoolhandNetlinkTest, NonzeroSenderPortIsDroppedAsSpoofed) {
   EXPECT_EQ(handler.counters().accepted, 0u);
 }
 
+// Multicast spoofs: a user port with the event group set (mutant: only
+// nl_groups == 0 senders are screened). The kernel's own multicast (port 0,
+// group set) still gets through.
+TEST_F(CoolhandNetlinkTest, MulticastSpoofIsDroppedAndKernelMulticastAccepted) {
+  for (std::uint32_t groups : {1u << 0, 1u << 5, ~0u}) {
+    auto m = temp_event(0, 99000, 1);
+    sockaddr_nl src{};
+    src.nl_family = AF_NETLINK;
+    src.nl_pid = 4242;
+    src.nl_groups = groups;
+    nlmsg_set_src(m.get(), &src);
+    EXPECT_FALSE(handler.handle(m.get()));
+  }
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(handler.counters().spoofed, 3u);
+  EXPECT_EQ(handler.counters().accepted, 0u);
+
+  auto kernel = temp_event(0, 45000, 1);
+  sockaddr_nl src{};
+  src.nl_family = AF_NETLINK;
+  src.nl_groups = 1u << 0;
+  nlmsg_set_src(kernel.get(), &src);
+  handler.handle(kernel.get());
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].temperature->mc(), 45000);
+  EXPECT_EQ(handler.counters().accepted, 1u);
+}
+
 TEST_F(CoolhandNetlinkTest, OtherFamiliesAreDroppedAsForeign) {
   auto m = message(COOLHAND_CMD_EVENT_TEMP, kFamily + 1);
   nla_put_u32(m.get(), COOLHAND_A_ZONE_ID, 0);

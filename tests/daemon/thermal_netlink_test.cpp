@@ -81,6 +81,40 @@ TEST_F(NetlinkTest, NonzeroSenderPortIsDroppedAsSpoofed) {
   EXPECT_EQ(handler.counters().accepted, 0u);
 }
 
+// A user process multicasting to the family's groups arrives with its own
+// port and the group mask set; the kernel's multicasts carry port 0 and the
+// group. Only the port tells them apart (mutant: a sender is screened only
+// when nl_groups == 0, letting multicast spoofs through).
+TEST_F(NetlinkTest, MulticastSpoofIsDroppedAndKernelMulticastAccepted) {
+  for (std::uint32_t groups : {1u << 0, 1u << 1, 0x3u}) {
+    auto m = message(THERMAL_GENL_SAMPLING_TEMP);
+    nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_ID, 3);
+    nla_put_u32(m.get(), THERMAL_GENL_ATTR_TZ_TEMP, 99000);
+    sockaddr_nl src{};
+    src.nl_family = AF_NETLINK;
+    src.nl_pid = 4242;
+    src.nl_groups = groups;
+    nlmsg_set_src(m.get(), &src);
+    handler.handle(m.get());
+  }
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(handler.counters().spoofed, 3u);
+  EXPECT_EQ(handler.counters().accepted, 0u);
+
+  auto kernel = message(THERMAL_GENL_SAMPLING_TEMP);
+  nla_put_u32(kernel.get(), THERMAL_GENL_ATTR_TZ_ID, 3);
+  nla_put_u32(kernel.get(), THERMAL_GENL_ATTR_TZ_TEMP, 45000);
+  sockaddr_nl src{};
+  src.nl_family = AF_NETLINK;
+  src.nl_groups = 1u << 1;  // the sampling group, from port 0
+  nlmsg_set_src(kernel.get(), &src);
+  handler.handle(kernel.get());
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].temperature->mc(), 45000);
+  EXPECT_EQ(handler.counters().accepted, 1u);
+  EXPECT_EQ(handler.counters().spoofed, 3u);
+}
+
 TEST_F(NetlinkTest, WrongAttributeTypesAreMalformed) {
   auto narrow = message(THERMAL_GENL_SAMPLING_TEMP);
   nla_put_u32(narrow.get(), THERMAL_GENL_ATTR_TZ_ID, 3);

@@ -35,7 +35,17 @@ FAN = "class/thermal/cooling_device0/cur_state"
 CPU = "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
 TEMP = "class/thermal/thermal_zone0/temp"
 
-FAN_ORIGINAL = 1  # firmware left the fan at 1: restore must bring that back
+# The fan has 6 states; the policy's 3 levels map onto 0, 2, 4 and 6. The
+# firmware left it at 5, a state no level produces: only a restore can
+# bring it back, so the restore checks cannot pass by luck.
+FAN_MAX_STATE = 6
+FAN_ORIGINAL = 5
+
+
+def fan_state(level):
+    """The cur_state the daemon writes for a level (max_level 3)."""
+    return level * FAN_MAX_STATE // 3
+
 CPU_MAX_KHZ = 2_000_000
 CPU_MIN_KHZ = 400_000
 
@@ -98,7 +108,7 @@ class Tree:
         self.write("class/thermal/thermal_zone0/type", "skin-therm")
         self.write(TEMP, 35000)
         self.write("class/thermal/cooling_device0/type", "Fan")
-        self.write("class/thermal/cooling_device0/max_state", 3)
+        self.write("class/thermal/cooling_device0/max_state", FAN_MAX_STATE)
         self.write(FAN, FAN_ORIGINAL)
         base = "devices/system/cpu/cpufreq/policy0/"
         self.write(base + "cpuinfo_min_freq", CPU_MIN_KHZ)
@@ -115,16 +125,21 @@ class Tree:
             f.write(f"{value}\n")
         os.replace(tmp, self.path(rel))  # atomic: the daemon never reads half a value
 
-    def read_int(self, rel):
-        # The daemon writes like sysfs expects (truncate, then write), so a
-        # read can land in between and see an empty file: read again.
-        for _ in range(50):
+    def read_int(self, rel, timeout=2.0):
+        # The daemon replaces a fake tree's knob file whole (rename(2), see
+        # RootedSysfs::write), so a read sees the old value or the new one,
+        # never an empty file. Should one appear all the same, wait for a
+        # value up to a real deadline, not a retry count a loaded machine
+        # can exhaust.
+        deadline = time.monotonic() + timeout
+        while True:
             with open(self.path(rel)) as f:
                 text = f.read().strip()
             if text:
                 return int(text)
-            time.sleep(0.001)
-        raise ValueError(f"{rel} stayed empty")
+            if time.monotonic() >= deadline:
+                raise ValueError(f"{rel} stayed empty for {timeout} s")
+            time.sleep(0.005)
 
     def cleanup(self):
         shutil.rmtree(self.root, ignore_errors=True)
@@ -164,7 +179,8 @@ class ThermalModel(threading.Thread):
             self.fan_changes += 1
         self._last_fan = fan
         self.min_cpu_seen = min(self.min_cpu_seen, cpu)
-        return self.demand_w * (cpu / CPU_MAX_KHZ) * (1.0 - 0.15 * fan)
+        # Each level's worth of fan (2 states) takes 15 % off.
+        return self.demand_w * (cpu / CPU_MAX_KHZ) * (1.0 - 0.15 * fan * 3 / FAN_MAX_STATE)
 
     def run(self):
         while not self.stop_flag.is_set():
@@ -250,7 +266,7 @@ class DaemonEndToEnd(unittest.TestCase):
 
             # Hot: 5 W unthrottled would settle at 55 °C.
             model.demand_w = 5.0
-            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) >= 1, 10), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) >= fan_state(1), 10), daemon.text())
             time.sleep(4)
             self.assertLess(model.temp_c, 52.0, "throttling kept the skin below the unthrottled 55 °C")
             self.assertLess(model.min_cpu_seen, CPU_MAX_KHZ)
@@ -268,7 +284,7 @@ class DaemonEndToEnd(unittest.TestCase):
             # The sensor file disappears: lost, safe level (3), then back.
             model.hide_sensor()
             self.assertTrue(daemon.wait_for_log("sensor skin: lost"), daemon.text())
-            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == 3, 3), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == fan_state(3), 3), daemon.text())
             model.show_sensor()
             self.assertTrue(daemon.wait_for_log("readable again", timeout=5), daemon.text())
 
@@ -284,7 +300,7 @@ class DaemonEndToEnd(unittest.TestCase):
             self.assertTrue(daemon.wait_for_log("reload rejected"), daemon.text())
             self.assertIsNone(daemon.proc.poll())
             model.demand_w = 5.0
-            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) >= 1, 10),
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) >= fan_state(1), 10),
                             "old policy still drives the fan\n" + daemon.text())
 
             # A good reload that drops the fan: the fan gets its original value.
@@ -292,14 +308,16 @@ class DaemonEndToEnd(unittest.TestCase):
                 f.write(POLICY_CPU_ONLY)
             daemon.proc.send_signal(signal.SIGHUP)
             self.assertTrue(daemon.wait_for_log("policy reloaded"), daemon.text())
-            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == FAN_ORIGINAL, 3), daemon.text())
+            self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == FAN_ORIGINAL, 3),
+                            "reload did not restore the dropped fan\n" + daemon.text())
             self.assertTrue(wait_until(lambda: self.tree.read_int(CPU) == CPU_MIN_KHZ, 5), daemon.text())
 
             # SIGTERM: originals back, clean exit.
+            log = daemon.text()  # stop() removes the log file
             code = daemon.stop()
             self.assertEqual(code, 0)
             self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
-            self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL)
+            self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL, log)
         finally:
             model.stop_flag.set()
             model.join()

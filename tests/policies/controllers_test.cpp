@@ -72,6 +72,35 @@ TEST(StepWise, HoldingRequestsNoStep) {
   EXPECT_FALSE(d.next_step.has_value());
 }
 
+// A profile switch while throttled lowers the device's limit below the level
+// step_wise holds. The first release step must land at or below the new
+// limit (held = min(held - 1, limit)), so the next one reaches 0; without the
+// clamp the controller would still hold 2, invisible behind the limit, and
+// take an extra period at level 1 before releasing.
+TEST(StepWise, ReleaseClampsToALimitBelowTheHeldLevel) {
+  ControllerSpec c = controller("sw", CK::step_wise, "t", {"d"});
+  c.threshold = mc(50000);
+  c.hysteresis = mc(2000);
+  c.period = Millis(1000);
+  PolicySpec spec = one_controller(c);
+  ProfileSpec capped;
+  capped.name = "capped";
+  capped.devices = {{"d", std::nullopt, 1}};
+  spec.profiles = {capped};
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  run_table(rig, {
+                     {0, 60000, 1}, {1000, 60000, 2}, {2000, 60000, 3},  // held 3 = max_level
+                 });
+  ASSERT_TRUE(rig.engine->set_profile("capped"));
+  run_table(rig, {
+                     {2500, 60000, 1},  // the new limit applies at once
+                     {3000, 40000, 1},  // first release step: held min(2, 1) = 1
+                     {4000, 40000, 0},  // second: released
+                     {5000, 40000, 0},
+                 });
+}
+
 TEST(Table, SeparateUpAndDownThresholds) {
   ControllerSpec c = controller("tab", CK::table, "t", {"d"});
   c.table = {{mc(40000), mc(38000), 1}, {mc(45000), mc(43000), 2}, {mc(50000), mc(50000), 3}};

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/output.h"
@@ -100,7 +101,16 @@ TEST(GoldenTest, ShortScenarioMetricsMatchCommittedValues) {
   nlohmann::json now;
   for (auto g : {Governor::none, Governor::step_wise, Governor::power_allocator})
     now[std::string(to_string(g))] = golden_metrics(g);
-  if (std::getenv("COOLHAND_UPDATE_GOLDEN")) {
+  // Only COOLHAND_UPDATE_GOLDEN=1 rewrites (and reports the test skipped:
+  // it compared nothing). Unset, empty or 0 compare; anything else is a
+  // mistake worth saying so rather than guessing what was meant.
+  const char* update = std::getenv("COOLHAND_UPDATE_GOLDEN");
+  const std::string_view want = update != nullptr ? update : "";
+  if (want != "" && want != "0" && want != "1") {
+    ADD_FAILURE() << "COOLHAND_UPDATE_GOLDEN='" << want
+                  << "': set it to 1 to rewrite the golden file, unset or 0 to compare";
+  }
+  if (want == "1") {
     std::filesystem::create_directories(kTestDir + "/golden");
     std::ofstream(path) << now.dump(2) << "\n";
     GTEST_SKIP() << "golden values rewritten: " << path;
