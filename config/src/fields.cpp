@@ -38,7 +38,7 @@ std::string_view parent_path(std::string_view path) {
 }
 
 std::optional<std::string> suggestion(std::string_view key,
-                                      std::initializer_list<std::string_view> allowed) {
+                                      std::span<const std::string_view> allowed) {
   std::optional<std::string> best;
   std::size_t best_distance = 3;
   for (std::string_view candidate : allowed) {
@@ -172,6 +172,11 @@ Fields::Fields(Context& ctx, const YAML::Node& node, const YAML::Mark& at, std::
 }
 
 void Fields::allow(std::initializer_list<std::string_view> allowed,
+                   std::initializer_list<std::string_view> elsewhere, std::string_view context) {
+  allow(std::span<const std::string_view>(allowed.begin(), allowed.size()), elsewhere, context);
+}
+
+void Fields::allow(std::span<const std::string_view> allowed,
                    std::initializer_list<std::string_view> elsewhere, std::string_view context) {
   for (const Entry& e : entries_) {
     if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;

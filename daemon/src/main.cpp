@@ -20,6 +20,7 @@
 #include "coolhand/config/policy_file.h"
 #include "coolhand_netlink.h"
 #include "dbus_service.h"
+#include "detect.h"
 #include "dispatch.h"
 #include "event_loop.h"
 #include "hotplug.h"
@@ -38,7 +39,8 @@ constexpr int kExitBadPolicy = 2;
 constexpr int kExitNoHardware = 3;
 
 struct Options {
-  std::string config = "/etc/coolhand/policy.yaml";
+  std::string config;                        // empty: the policy for the machine detect.h finds
+  std::string data_dir = COOLHAND_DATA_DIR;  // devices/ and policies/
   std::string sysfs_root = "/sys";
   bool dry_run = false;
   bool once = false;
@@ -88,7 +90,10 @@ namespace {
 int run_daemon(int argc, char** argv) {
   Options o;
   CLI::App app{"coolhandd: thermal policy daemon for Linux handhelds"};
-  app.add_option("--config", o.config, "Policy file")->capture_default_str();
+  app.add_option("--config", o.config,
+                 "Policy file (default: detect the machine by DMI and use its class's policy)");
+  app.add_option("--data-dir", o.data_dir, "Device descriptions and policies (devices/, policies/)")
+      ->capture_default_str();
   app.add_option("--sysfs-root", o.sysfs_root, "Root of the sysfs tree (tests: a fake tree)")
       ->capture_default_str();
   app.add_flag("--dry-run", o.dry_run, "Decide and print what would be written; write nothing");
@@ -109,9 +114,14 @@ int run_daemon(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   cd::Logger log(o.verbose);
+  cd::RootedSysfs fs(o.sysfs_root);
+  // --- device detection and roles (detect.h) ---
+  auto det = cd::detect_and_log(fs, o.data_dir, o.config, log);
+  if (!det) return det.error().what == "bind" ? kExitNoHardware : kExitBadPolicy;
   auto doc = load(o.config, log);
   if (!doc) return kExitBadPolicy;
-  cd::RootedSysfs fs(o.sysfs_root);
+  if (!cd::bind_roles_logged(*doc, *det, fs, log)) return kExitNoHardware;
+  // --- end device detection ---
   const bool real_sys = fs.root() == "/sys";
 
   auto loop = cd::EventLoop::create();
@@ -249,7 +259,9 @@ int run_daemon(int argc, char** argv) {
     log.info("reloading {}", o.config);
     std::string errors;
     cd::Status result = cd::Ok{};
-    if (auto d = load(o.config, log, &errors)) {
+    auto d = load(o.config, log, &errors);
+    if (d && !cd::bind_roles_logged(*d, *det, fs, log)) d.reset();  // detect.h
+    if (d) {
       if (auto s = rt->reload(std::move(*d), cd::monotonic_now()); !s) {
         log.error("reload rejected, keeping the running policy: {}", s.error().to_string());
         result = s.error();
