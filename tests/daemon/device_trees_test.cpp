@@ -188,3 +188,38 @@ TEST(DeviceTrees, ThereAreTrees) {
 
 }  // namespace
 }  // namespace coolhand::daemon
+
+namespace coolhand::daemon {
+namespace {
+
+// A required role the machine lacks stops the daemon (exit 3) naming it:
+// the Deck's policy needs battery_temp, which a ROG Ally does not have.
+TEST(DeviceTrees, MissingRequiredRoleIsAnErrorNamingIt) {
+  if (!fs::exists(kTrees / "rog-ally")) GTEST_SKIP() << "no rog-ally tree";
+  RootedSysfs sys((kTrees / "rog-ally/sys").string());
+  auto det = detect(sys, kDataDir);
+  ASSERT_TRUE(det && det->device);
+  auto loaded = config::load_policy_file(kDataDir + "/policies/steam-deck.yaml");
+  ASSERT_TRUE(loaded.document);
+  Logger log;
+  log.capture();
+  auto s = bind_roles_logged(*loaded.document, *det, sys, log);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().what, "bind");
+  EXPECT_NE(s.error().detail.find("battery_temp (sensor battery)"), std::string::npos)
+      << s.error().to_string();
+}
+
+// Without a matching description a policy that names roles cannot bind.
+TEST(DeviceTrees, RolesWithoutADeviceAreAnError) {
+  testing::FakeTree t;
+  RootedSysfs sys(t.root());
+  auto loaded = config::load_policy_file(kDataDir + "/policies/amd-handheld.yaml");
+  ASSERT_TRUE(loaded.document);
+  auto r = bind_roles(*loaded.document, Detection{}, sys);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().detail.find("no device description matches"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace coolhand::daemon
