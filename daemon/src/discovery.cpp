@@ -311,7 +311,7 @@ Result<std::vector<Found>> find_gpu_freq(const Sysfs& fs, const DeviceKnob& k) {
       auto tiles = fs.list(card + "device");
       for (const auto& t : tiles ? *tiles : std::vector<std::string>{}) {
         if (!starts_with(t, "tile")) continue;
-        auto gts = fs.list(card + "device/" + t);
+        auto gts = fs.list(fmt::format("{}device/{}", card, t));
         for (const auto& g : gts ? *gts : std::vector<std::string>{}) {
           if (starts_with(g, "gt"))
             add(fmt::format("{}device/{}/{}/freq0/", card, t, g), "max_freq", "rpn_freq",
