@@ -12,6 +12,7 @@
 #include "coolhand/config/policy_file.h"
 #include "detect_cmd.h"
 #include "policy_json.h"
+#include "probe_cmd.h"
 
 namespace {
 
@@ -81,6 +82,16 @@ int run(int argc, char** argv) {
   detect->add_option("--config", detect_opts.config, "Policy file (default: the detected one)");
 #endif
 
+  ctl::ProbeOptions probe_opts;
+  auto* probe = app.add_subcommand(
+      "probe",
+      "Copy the thermal-relevant sysfs (thermal, hwmon, powercap, power_supply, backlight, "
+      "cpufreq, DRM frequency files, firmware-attributes, DMI ids; no serials, MACs or UUIDs) "
+      "into a new directory that --sysfs-root loads; tar it to attach it to a bug report.");
+  probe->add_option("--output", probe_opts.output, "New directory to write")->required();
+  probe->add_option("--sysfs-root", probe_opts.sysfs_root, "Root of the sysfs tree")
+      ->capture_default_str();
+
   bool json = false;
   auto* status = app.add_subcommand("status",
                                     "Show the running daemon's severity, zones, sensors, device "
@@ -106,6 +117,7 @@ int run(int argc, char** argv) {
 
   if (check->parsed()) return check_config(check_files) == 0 ? 0 : 1;
   if (dump->parsed()) return dump_config(dump_file);
+  if (probe->parsed()) return ctl::probe(probe_opts);
 #ifdef COOLHAND_CTL_DETECT
   if (detect->parsed()) return ctl::detect(detect_opts);
 #endif
