@@ -51,6 +51,11 @@ std::optional<std::string> did_you_mean(std::string_view key,
 }
 
 std::optional<std::string> did_you_mean(std::string_view key,
+                                        std::span<const std::string_view> allowed) {
+  return closest(key, allowed);
+}
+
+std::optional<std::string> did_you_mean(std::string_view key,
                                         const std::vector<std::string>& allowed) {
   return closest(key, allowed);
 }

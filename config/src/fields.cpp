@@ -152,6 +152,11 @@ Fields::Fields(Context& ctx, const YAML::Node& node, const YAML::Mark& at, std::
 
 void Fields::allow(std::initializer_list<std::string_view> allowed,
                    std::initializer_list<std::string_view> elsewhere, std::string_view context) {
+  allow(std::span<const std::string_view>(allowed.begin(), allowed.size()), elsewhere, context);
+}
+
+void Fields::allow(std::span<const std::string_view> allowed,
+                   std::initializer_list<std::string_view> elsewhere, std::string_view context) {
   for (const Entry& e : entries_) {
     if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;
     std::string message;

@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,8 @@ class Fields {
   // sibling form (another kind); they get "does not apply to <context>".
   void allow(std::initializer_list<std::string_view> allowed,
              std::initializer_list<std::string_view> elsewhere = {}, std::string_view context = {});
+  void allow(std::span<const std::string_view> allowed,
+             std::initializer_list<std::string_view> elsewhere, std::string_view context);
 
   [[nodiscard]] const Entry* find(std::string_view key) const;
   [[nodiscard]] bool has(std::string_view key) const { return find(key) != nullptr; }

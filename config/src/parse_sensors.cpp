@@ -26,39 +26,35 @@ constexpr EnumName<SensorSource::Kind> kSourceKinds[] = {
     {"coolhand", SensorSource::Kind::coolhand},
 };
 
-// source: {kind: hwmon, name: k10temp, label: Tctl, required: true}
-SensorSource parse_source(Context& ctx, const Entry& e, const std::string& yaml_path,
-                          const std::string& sensor) {
-  SensorSource src;
-  Fields f(ctx, e.value, e.key_node.Mark(), yaml_path, {}, "the source of sensor '" + sensor + "'");
-  if (!f.is_map()) return src;
+// The kind and location of a sensor: {kind: hwmon, name: k10temp, label: Tctl}.
+void parse_hardware(Fields& f, SensorSource& src, bool allow_required) {
+  const std::initializer_list<std::string_view> kAll = {"kind",  "name",     "label",
+                                                        "index", "required", "role"};
   const auto kind = choose<SensorSource::Kind>(f, "kind", {}, true, kSourceKinds, "source kind");
   if (!kind) {
-    f.allow({"kind", "name", "label", "index", "required"});
-    return src;
+    f.allow(kAll);
+    return;
   }
   src.kind = *kind;
-  const std::initializer_list<std::string_view> kAll = {"kind", "name", "label", "index",
-                                                        "required"};
+  const std::string_view req = allow_required ? "required" : "kind";
   switch (src.kind) {
     case SensorSource::Kind::none:
       f.allow({"kind"}, kAll, "a source of kind none");
-      return src;
+      return;
     case SensorSource::Kind::hwmon:
-      f.allow(kAll);
+      f.allow({"kind", "name", "label", "index", req}, kAll, "a hwmon source");
       break;
     case SensorSource::Kind::thermal_zone:
-      f.allow({"kind", "name", "required"}, kAll, "a thermal_zone source");
+      f.allow({"kind", "name", req}, kAll, "a thermal_zone source");
       break;
     case SensorSource::Kind::power_supply:
-      f.allow({"kind", "name", "required"}, kAll, "a power_supply source");
+      f.allow({"kind", "name", req}, kAll, "a power_supply source");
       break;
     case SensorSource::Kind::coolhand:
-      f.allow({"kind", "name", "required"}, kAll, "a coolhand source");
+      f.allow({"kind", "name", req}, kAll, "a coolhand source");
       break;
   }
   if (auto name = f.string("name", {}, true)) src.name = *name;
-  if (auto required = f.boolean("required", {})) src.required = *required;
   if (src.kind == SensorSource::Kind::hwmon) {
     if (auto label = f.string("label", {})) src.label = *label;
     src.index = f.uint32("index", {});
@@ -68,6 +64,23 @@ SensorSource parse_source(Context& ctx, const Entry& e, const std::string& yaml_
       f.missing("label", "a hwmon source needs label (tempN_label) or index (N of tempN_input)");
     }
   }
+}
+
+// source: {kind: hwmon, name: k10temp, label: Tctl, required: true}, or
+// source: {role: battery_temp, required: false} (the device description
+// says where a role's sensor is).
+SensorSource parse_source(Context& ctx, const Entry& e, const std::string& yaml_path,
+                          const std::string& sensor) {
+  SensorSource src;
+  Fields f(ctx, e.value, e.key_node.Mark(), yaml_path, {}, "the source of sensor '" + sensor + "'");
+  if (!f.is_map()) return src;
+  if (f.has("role")) {
+    f.allow({"role", "required"}, {"kind", "name", "label", "index"}, "a source given by role");
+    if (auto r = f.string("role", {}, true)) src.role = *r;
+  } else {
+    parse_hardware(f, src, true);
+  }
+  if (auto required = f.boolean("required", {})) src.required = *required;
   return src;
 }
 
@@ -190,6 +203,14 @@ void parse_sensor(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
 }
 
 }  // namespace
+
+SensorSource parse_source_hardware(Context& ctx, const YAML::Node& node, const YAML::Mark& at,
+                                   const std::string& yaml_path) {
+  SensorSource src;
+  Fields f(ctx, node, at, yaml_path, {}, "a sensor candidate");
+  if (f.is_map()) parse_hardware(f, src, false);
+  return src;
+}
 
 void parse_sensors(Context& ctx, const Entry& section, PolicyDocument& doc) {
   for_each_named(ctx, section, "sensors",

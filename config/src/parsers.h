@@ -31,6 +31,14 @@ void parse_devices(Context& ctx, const Entry& section, PolicyDocument& doc);
 void parse_controllers(Context& ctx, const Entry& section, policy::PolicySpec& spec);
 void parse_profiles(Context& ctx, const Entry& section, policy::PolicySpec& spec);
 
+// The hardware part of a sensor source / knob (kind and location, no role,
+// no levels): device descriptions' role candidates (device_file.cpp).
+[[nodiscard]] SensorSource parse_source_hardware(Context& ctx, const YAML::Node& node,
+                                                 const YAML::Mark& at,
+                                                 const std::string& yaml_path);
+[[nodiscard]] DeviceKnob parse_knob_hardware(Context& ctx, const YAML::Node& node,
+                                             const YAML::Mark& at, const std::string& yaml_path);
+
 // Calls `one(entry, index)` for every `name: body` pair of a section written
 // as a mapping keyed by name, in document order. Duplicate names are
 // reported (and skipped) by Fields.

@@ -10,7 +10,9 @@
 
 #include "bus_client.h"
 #include "coolhand/config/policy_file.h"
+#include "detect_cmd.h"
 #include "policy_json.h"
+#include "probe_cmd.h"
 
 namespace {
 
@@ -66,6 +68,30 @@ int run(int argc, char** argv) {
                                   "(temperatures in °C, durations in ms). Exits 1 on errors.");
   dump->add_option("FILE", dump_file, "Policy file (YAML)")->required();
 
+#ifdef COOLHAND_CTL_DETECT
+  ctl::DetectOptions detect_opts;
+  detect_opts.data_dir = COOLHAND_DATA_DIR;
+  auto* detect = app.add_subcommand(
+      "detect",
+      "Show which device description matches this machine (DMI), its policy, each role's "
+      "binding and what is missing. Exits 3 if nothing matches or a required role is missing.");
+  detect->add_option("--sysfs-root", detect_opts.sysfs_root, "Root of the sysfs tree")
+      ->capture_default_str();
+  detect->add_option("--data-dir", detect_opts.data_dir, "Device descriptions and policies")
+      ->capture_default_str();
+  detect->add_option("--config", detect_opts.config, "Policy file (default: the detected one)");
+#endif
+
+  ctl::ProbeOptions probe_opts;
+  auto* probe = app.add_subcommand(
+      "probe",
+      "Copy the thermal-relevant sysfs (thermal, hwmon, powercap, power_supply, backlight, "
+      "cpufreq, DRM frequency files, firmware-attributes, DMI ids; no serials, MACs or UUIDs) "
+      "into a new directory that --sysfs-root loads; tar it to attach it to a bug report.");
+  probe->add_option("--output", probe_opts.output, "New directory to write")->required();
+  probe->add_option("--sysfs-root", probe_opts.sysfs_root, "Root of the sysfs tree")
+      ->capture_default_str();
+
   bool json = false;
   auto* status = app.add_subcommand("status",
                                     "Show the running daemon's severity, zones, sensors, device "
@@ -91,6 +117,10 @@ int run(int argc, char** argv) {
 
   if (check->parsed()) return check_config(check_files) == 0 ? 0 : 1;
   if (dump->parsed()) return dump_config(dump_file);
+  if (probe->parsed()) return ctl::probe(probe_opts);
+#ifdef COOLHAND_CTL_DETECT
+  if (detect->parsed()) return ctl::detect(detect_opts);
+#endif
   if (status->parsed()) return ctl::status(bus, json);
   if (reload->parsed()) return ctl::reload(bus);
   if (set_profile->parsed()) return ctl::set_profile(bus, profile);

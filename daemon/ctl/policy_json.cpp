@@ -65,6 +65,14 @@ std::string_view name(config::DeviceKnob::Kind k) {
       return "sysfs";
     case K::coolhand:
       return "coolhand";
+    case K::firmware_attribute:
+      return "firmware_attribute";
+    case K::hwmon_attribute:
+      return "hwmon_attribute";
+    case K::charge_threshold:
+      return "charge_threshold";
+    case K::gpu_freq:
+      return "gpu_freq";
   }
   return "?";
 }
@@ -80,6 +88,12 @@ std::string_view unit(config::DeviceKnob::Kind k) {
     case K::rapl:
     case K::amdgpu_power:
       return "uW";
+    case K::firmware_attribute:
+      return "attribute unit (W for ppt_*)";
+    case K::charge_threshold:
+      return "%";
+    case K::gpu_freq:
+      return "MHz";
     case K::charge_current:
       return "uA";
     case K::cooling_device:
@@ -87,6 +101,7 @@ std::string_view unit(config::DeviceKnob::Kind k) {
     case K::backlight:
     case K::sysfs:
     case K::coolhand:
+    case K::hwmon_attribute:
     case K::none:
       return "raw";
   }
@@ -176,9 +191,13 @@ ordered_json device(const policy::DeviceSpec& d, const config::PolicyDocument& d
     if (!k.path.empty()) jk["path"] = k.path;
     if (k.kind == config::DeviceKnob::Kind::rapl) jk["constraint"] = k.constraint;
     jk["unit"] = unit(k.kind);
-    if (!k.values.empty()) jk["values"] = k.values;
-    if (k.unthrottled) jk["unthrottled"] = *k.unthrottled;
-    if (k.deepest) jk["deepest"] = *k.deepest;
+    if (!k.role.empty()) jk["role"] = k.role;
+    if (!k.attribute.empty()) jk["attribute"] = k.attribute;
+    if (!k.values.empty()) {
+      jk["values"] = ordered_json::array();
+      for (const auto& v : k.values) jk["values"].push_back(config::to_string(v));
+    }
+    if (k.deepest) jk["deepest"] = config::to_string(*k.deepest);
     jk["required"] = k.required;
     j["knob"] = jk;
   }

@@ -11,6 +11,10 @@ Actuator::Actuator(std::string device, KnobBinding binding, Sysfs& fs, Logger& l
       dry_run_(dry_run) {}
 
 Status Actuator::write_target(const KnobTarget& t, std::int64_t value) {
+  // A knob already holding the value is not written (issue 10: nothing is
+  // written at start, where level 0 is the value found there; firmware
+  // attributes may refuse writes with EBUSY in the wrong profile).
+  if (auto cur = fs_.read_integer(t.path); cur && *cur == value) return Ok{};
   if (dry_run_) {
     log_.info("dry-run: would write {} to {}", value, fs_.absolute(t.path));
     return Ok{};

@@ -17,6 +17,7 @@
 #include "coolhand/config/policy_file.h"
 #include "coolhand_netlink.h"
 #include "dbus_service.h"
+#include "detect.h"
 #include "dispatch.h"
 #include "event_loop.h"
 #include "hotplug.h"
@@ -106,7 +107,8 @@ class App final : public KernelHooks {
   void stop();
   void restore_everything();
 
-  const Options& o_;
+  Options o_;                           // config is set by detection when empty
+  std::optional<Detection> detection_;  // the machine's description, for roles
   Logger& log_;
   RootedSysfs fs_;
   std::unique_ptr<EventLoop> loop_;
@@ -239,7 +241,14 @@ Status App::reload() {
   log_.info("reloading {}", o_.config);
   std::string errors;
   Status result = Ok{};
-  if (auto d = load_policy(o_.config, log_, &errors)) {
+  auto d = load_policy(o_.config, log_, &errors);
+  if (d && detection_) {
+    if (auto bound = bind_roles_logged(*d, *detection_, fs_, log_); !bound) {
+      errors = bound.error().to_string();
+      d.reset();
+    }
+  }
+  if (d) {
     if (auto s = rt_->reload(std::move(*d), monotonic_now()); !s) {
       log_.error("reload rejected, keeping the running policy: {}", s.error().to_string());
       result = s.error();
@@ -322,8 +331,13 @@ void App::restore_everything() {
 }
 
 int App::run() {
+  // The machine by DMI (detect.h); without --config, its class's policy.
+  auto detected = detect_and_log(fs_, o_.data_dir, o_.config, log_);
+  if (!detected) return detected.error().what == "bind" ? kExitNoHardware : kExitBadPolicy;
+  detection_ = std::move(*detected);
   auto doc = load_policy(o_.config, log_);
   if (!doc) return kExitBadPolicy;
+  if (!bind_roles_logged(*doc, *detection_, fs_, log_)) return kExitNoHardware;
   auto loop = EventLoop::create();
   if (!loop) {
     log_.error("{}", loop.error().to_string());
@@ -400,14 +414,19 @@ int run_restore(const Options& o) {
   // The policy, when it loads and binds, gives each knob's discovered range;
   // binding writes nothing. Without it an intact state file is still restored.
   std::unique_ptr<Runtime> rt;
-  if (auto doc = load_policy(o.config, log)) {
+  std::string config = o.config;
+  auto detected = detect_and_log(fs, o.data_dir, config, log);
+  std::optional<config::PolicyDocument> doc;
+  if (detected) doc = load_policy(config, log);
+  if (doc && !bind_roles_logged(*doc, *detected, fs, log)) doc.reset();
+  if (doc) {
     RuntimeOptions ro;
     ro.originals = store.get();
     auto created = Runtime::create(std::move(*doc), fs, log, ro);
     if (created) {
       rt = std::move(*created);
     } else {
-      log.warning("restore: cannot bind {} ({}); knob ranges unknown", o.config,
+      log.warning("restore: cannot bind {} ({}); knob ranges unknown", config,
                   created.error().to_string());
     }
   } else {

@@ -20,7 +20,8 @@ inline constexpr int kExitBadPolicy = 2;
 inline constexpr int kExitNoHardware = 3;
 
 struct Options {
-  std::string config = "/etc/coolhand/policy.yaml";
+  std::string config;                        // empty: the policy for the machine detect.h finds
+  std::string data_dir = COOLHAND_DATA_DIR;  // devices/ and policies/
   std::string sysfs_root = "/sys";
   // Root of procfs, where boot_id is read (sys/kernel/random/boot_id);
   // tests point it at a fake tree as they do --sysfs-root.

@@ -128,13 +128,32 @@ struct Range {
 // Per-target facts discovery gathers before the level mapping is applied.
 struct Found {
   std::string path;
-  std::optional<Range> range;               // allowed values, when sysfs says
-  std::optional<std::int64_t> unthrottled;  // kind default for level 0 (else: original)
-  std::optional<std::int64_t> deepest;      // kind default for max_level
+  std::optional<Range> range;           // what the kernel advertises, when it does
+  std::optional<std::int64_t> deepest;  // kind default for max_level (target unit)
+  std::int64_t per_unit = 1;            // policy quantity units per target unit (W: 1e6 µW)
+  std::int64_t granularity = 1;         // writes are whole multiples (amdgpu: whole W)
+  bool higher_throttles = false;        // cooling states: a higher value throttles
 };
 
 Result<std::int64_t> read_int(const Sysfs& fs, const std::string& path) {
   return fs.read_integer(path);
+}
+
+std::optional<Range> read_range(const Sysfs& fs, const std::string& lo, const std::string& hi) {
+  auto l = fs.read_integer(lo);
+  auto h = fs.read_integer(hi);
+  if (l && h && *l <= *h) return Range{*l, *h};
+  return std::nullopt;
+}
+
+// The hwmon directory whose `name` reads `chip` (never addressed as hwmonN).
+Result<std::string> hwmon_dir(const Sysfs& fs, const std::string& chip, std::string_view what) {
+  auto dir = find_dir_by_attr(fs, "class/hwmon", "hwmon", "name", chip);
+  if (!dir) {
+    return bind_error(std::string(what) + " " + chip,
+                      "no class/hwmon/hwmon*/name reads '" + chip + "'");
+  }
+  return "class/hwmon/" + *dir + "/";
 }
 
 Result<std::vector<Found>> find_cooling_device(const Sysfs& fs, const DeviceKnob& k) {
@@ -145,7 +164,9 @@ Result<std::vector<Found>> find_cooling_device(const Sysfs& fs, const DeviceKnob
   const std::string base = "class/thermal/" + *dir + "/";
   auto max = read_int(fs, base + "max_state");
   if (!max) return max.error();
-  return std::vector<Found>{{base + "cur_state", Range{0, *max}, 0, *max}};
+  Found f{base + "cur_state", Range{0, *max}, *max};
+  f.higher_throttles = true;
+  return std::vector<Found>{f};
 }
 
 Result<std::vector<Found>> find_cpufreq(const Sysfs& fs, const DeviceKnob& k) {
@@ -168,56 +189,141 @@ Result<std::vector<Found>> find_cpufreq(const Sysfs& fs, const DeviceKnob& k) {
     if (!lo) return lo.error();
     auto hi = read_int(fs, base + "cpuinfo_max_freq");
     if (!hi) return hi.error();
-    out.push_back({base + "scaling_max_freq", Range{*lo, *hi}, *hi, *lo});
+    out.push_back({base + "scaling_max_freq", Range{*lo, *hi}, *lo});
   }
   return out;
 }
 
 Result<std::vector<Found>> find_intel_pstate(const Sysfs& fs, const DeviceKnob&) {
   const std::string base = "devices/system/cpu/intel_pstate/";
+  if (!fs.exists(base + "max_perf_pct"))
+    return bind_error("intel_pstate", base + "max_perf_pct does not exist");
   auto min = fs.read_integer(base + "min_perf_pct");
   const std::int64_t floor_pct = min ? *min : 0;
-  return std::vector<Found>{{base + "max_perf_pct", Range{0, 100}, 100, floor_pct}};
+  return std::vector<Found>{{base + "max_perf_pct", Range{0, 100}, floor_pct}};
 }
 
+// RAPL: constraint_<N>_max_power_uw is the advertised maximum. Firmware may
+// have set the limit above it (e.g. 30 W against 17 W): that is the original,
+// restored as found; coolhand's own writes stay within [0, max].
 Result<std::vector<Found>> find_rapl(const Sysfs& fs, const DeviceKnob& k) {
   const std::string base = fmt::format("class/powercap/{}/constraint_{}_", k.name, k.constraint);
-  Found f{base + "power_limit_uw", std::nullopt, std::nullopt, std::nullopt};
+  if (!fs.exists(base + "power_limit_uw"))
+    return bind_error("rapl " + k.name, base + "power_limit_uw does not exist");
+  Found f{base + "power_limit_uw", std::nullopt, std::nullopt};
   auto max = fs.read_integer(base + "max_power_uw");
   if (max && *max > 0) f.range = Range{0, *max};
   return std::vector<Found>{f};
 }
 
+// amdgpu: power1_cap (and power2_cap, where the APU has both) in µW; the
+// kernel keeps whole watts (amdgpu_pm.c divides by 1000000), so coolhand
+// writes whole watts and a read-back never differs by the rounding.
 Result<std::vector<Found>> find_amdgpu(const Sysfs& fs, const DeviceKnob& k) {
-  const std::string chip = k.name.empty() ? "amdgpu" : k.name;
-  auto dir = find_dir_by_attr(fs, "class/hwmon", "hwmon", "name", chip);
-  if (!dir)
-    return bind_error("amdgpu_power " + chip, "no class/hwmon/hwmon*/name reads '" + chip + "'");
-  const std::string base = "class/hwmon/" + *dir + "/";
-  Found f{base + "power1_cap", std::nullopt, std::nullopt, std::nullopt};
-  auto lo = fs.read_integer(base + "power1_cap_min");
-  auto hi = fs.read_integer(base + "power1_cap_max");
-  if (lo && hi) f.range = Range{*lo, *hi};
-  if (lo) f.deepest = *lo;
-  return std::vector<Found>{f};
+  auto base = hwmon_dir(fs, k.name.empty() ? "amdgpu" : k.name, "amdgpu_power");
+  if (!base) return base.error();
+  std::vector<Found> out;
+  for (const char* cap : {"power1_cap", "power2_cap"}) {
+    const std::string p = *base + cap;
+    if (!fs.exists(p)) continue;
+    // No default floor: power1_cap_min reads 0 W (amdgpu_pm.c, 6.1).
+    Found f{p, read_range(fs, p + "_min", p + "_max"), std::nullopt};
+    f.granularity = 1'000'000;
+    out.push_back(f);
+  }
+  if (out.empty()) return bind_error("amdgpu_power", *base + "power1_cap does not exist");
+  return out;
 }
 
 Result<std::vector<Found>> find_backlight(const Sysfs& fs, const DeviceKnob& k) {
   const std::string base = "class/backlight/" + k.name + "/";
   auto max = read_int(fs, base + "max_brightness");
   if (!max) return max.error();
-  // Level 0 is the brightness found at start (the user's choice), never
-  // max_brightness: starting the daemon must not light the screen up. No
-  // default floor: brightness 0 blanks the screen.
-  return std::vector<Found>{{base + "brightness", Range{0, *max}, std::nullopt, std::nullopt}};
+  // No default floor: brightness 0 blanks the screen.
+  return std::vector<Found>{{base + "brightness", Range{0, *max}, std::nullopt}};
 }
 
 Result<std::vector<Found>> find_charge_current(const Sysfs& fs, const DeviceKnob& k) {
   const std::string base = "class/power_supply/" + k.name + "/";
-  Found f{base + "constant_charge_current_max", std::nullopt, std::nullopt, 0};
+  if (!fs.exists(base + "constant_charge_current_max"))
+    return bind_error("charge_current " + k.name,
+                      base + "constant_charge_current_max does not exist");
+  Found f{base + "constant_charge_current_max", std::nullopt, 0};
   auto max = fs.read_integer(base + "constant_charge_current_max_max");
   if (max) f.range = Range{0, *max};
   return std::vector<Found>{f};
+}
+
+// power_supply charge_control_end_threshold: percent (ABI sysfs-class-power).
+Result<std::vector<Found>> find_charge_threshold(const Sysfs& fs, const DeviceKnob& k) {
+  const std::string p = "class/power_supply/" + k.name + "/charge_control_end_threshold";
+  if (!fs.exists(p)) return bind_error("charge_threshold " + k.name, p + " does not exist");
+  return std::vector<Found>{{p, Range{0, 100}, std::nullopt}};
+}
+
+// firmware-attributes class (ABI sysfs-class-firmware-attributes): each
+// attribute has current_value with min_value/max_value.
+Result<std::vector<Found>> find_firmware_attribute(const Sysfs& fs, const DeviceKnob& k) {
+  const std::string base =
+      fmt::format("class/firmware-attributes/{}/attributes/{}/", k.name, k.attribute);
+  if (!fs.exists(base + "current_value"))
+    return bind_error("firmware_attribute " + k.name, base + "current_value does not exist");
+  Found f{base + "current_value", read_range(fs, base + "min_value", base + "max_value"),
+          std::nullopt};
+  f.per_unit = 1'000'000;  // policy powers are µW; ppt_* attributes are W
+  return std::vector<Found>{f};
+}
+
+// Any hwmon attribute of a chip by name: <attr>, ranged by <attr>_min/_max.
+Result<std::vector<Found>> find_hwmon_attribute(const Sysfs& fs, const DeviceKnob& k) {
+  auto base = hwmon_dir(fs, k.name, "hwmon_attribute");
+  if (!base) return base.error();
+  const std::string p = *base + k.attribute;
+  if (!fs.exists(p)) return bind_error("hwmon_attribute " + k.name, p + " does not exist");
+  return std::vector<Found>{{p, read_range(fs, p + "_min", p + "_max"), std::nullopt}};
+}
+
+// GPU frequency caps of every DRM card whose driver is k.name, found by the
+// driver the card's device reports (device/uevent DRIVER=), never by index.
+//   i915: cardN/gt_max_freq_mhz in [gt_RPn_freq_mhz, gt_RP0_freq_mhz]
+//   xe:   cardN/device/tile*/gt*/freq0/max_freq in [rpn_freq, rp0_freq]
+//         (drivers/gpu/drm/xe/xe_gt_freq.c: device/tile#/gt#/freq0/<item>_freq)
+Result<std::vector<Found>> find_gpu_freq(const Sysfs& fs, const DeviceKnob& k) {
+  std::vector<Found> out;
+  const auto add = [&](const std::string& dir, const char* cap, const char* lo, const char* hi) {
+    if (!fs.exists(dir + cap)) return;
+    Found f{dir + cap, read_range(fs, dir + lo, dir + hi), std::nullopt};
+    if (f.range) f.deepest = f.range->lo;
+    f.per_unit = 1000;  // kHz per MHz
+    out.push_back(f);
+  };
+  auto cards = fs.list("class/drm");
+  if (cards) {
+    for (const auto& c : *cards) {
+      if (!starts_with(c, "card") || c.size() == 4 ||
+          c.find_first_not_of("0123456789", 4) != std::string::npos)
+        continue;
+      const std::string card = "class/drm/" + c + "/";
+      auto uevent = fs.read(card + "device/uevent");
+      if (!uevent || uevent->find("DRIVER=" + k.name + "\n") == std::string::npos) continue;
+      if (k.name == "i915") add(card, "gt_max_freq_mhz", "gt_RPn_freq_mhz", "gt_RP0_freq_mhz");
+      if (k.name != "xe") continue;
+      auto tiles = fs.list(card + "device");
+      for (const auto& t : tiles ? *tiles : std::vector<std::string>{}) {
+        if (!starts_with(t, "tile")) continue;
+        auto gts = fs.list(fmt::format("{}device/{}", card, t));
+        for (const auto& g : gts ? *gts : std::vector<std::string>{}) {
+          if (starts_with(g, "gt"))
+            add(fmt::format("{}device/{}/{}/freq0/", card, t, g), "max_freq", "rpn_freq",
+                "rp0_freq");
+        }
+      }
+    }
+  }
+  if (out.empty())
+    return bind_error("gpu_freq " + k.name, "no class/drm/card*/device/uevent reads DRIVER=" +
+                                                k.name + " with a writable frequency cap");
+  return out;
 }
 
 // A coolhand throttle device is reached through the link each bound zone
@@ -230,7 +336,9 @@ Result<std::vector<Found>> find_coolhand_device(const Sysfs& fs, const DeviceKno
       if (!starts_with(z, "zone") || !fs.exists(base + "throttling")) continue;
       auto max = read_int(fs, base + "throttling_max");
       if (!max) return max.error();
-      return std::vector<Found>{{base + "throttling", Range{0, *max}, 0, *max}};
+      Found f{base + "throttling", Range{0, *max}, *max};
+      f.higher_throttles = true;
+      return std::vector<Found>{f};
     }
   }
   return bind_error("coolhand " + k.name, "no class/coolhand/zone*/" + k.name + "/throttling");
@@ -253,14 +361,60 @@ Result<std::vector<Found>> find_targets(const Sysfs& fs, const DeviceKnob& k) {
       return find_backlight(fs, k);
     case K::charge_current:
       return find_charge_current(fs, k);
+    case K::charge_threshold:
+      return find_charge_threshold(fs, k);
+    case K::firmware_attribute:
+      return find_firmware_attribute(fs, k);
+    case K::hwmon_attribute:
+      return find_hwmon_attribute(fs, k);
+    case K::gpu_freq:
+      return find_gpu_freq(fs, k);
     case K::sysfs:
-      return std::vector<Found>{{k.path, std::nullopt, std::nullopt, std::nullopt}};
+      return std::vector<Found>{{k.path, std::nullopt, std::nullopt}};
     case K::coolhand:
       return find_coolhand_device(fs, k);
     case K::none:
       break;
   }
+  if (!k.role.empty())
+    return bind_error("role " + k.role, "the device description does not map it");
   return bind_error(k.name, "device has no hardware binding");
+}
+
+// A policy value in the target's unit: a percentage of the advertised
+// maximum, a quantity divided down to the target's unit (µW -> W, kHz ->
+// MHz), or a raw number as written.
+Result<std::int64_t> to_target(const config::KnobValue& v, const Found& f) {
+  using U = config::KnobValue::Unit;
+  if (const std::string why = check_knob_unit(DeviceKnob::Kind::none, v); !why.empty())
+    return bind_error(f.path, why);
+  switch (v.unit) {
+    case U::percent:
+      if (!f.range)
+        return bind_error(f.path, fmt::format("{}%: the kernel advertises no maximum for it; "
+                                              "give the value in the knob's unit",
+                                              v.amount));
+      return (f.range->hi * v.amount + 50) / 100;
+    case U::raw:
+      return v.amount;
+    case U::power_uw:
+    case U::frequency_khz:
+    case U::current_ua:
+      if (v.amount % f.per_unit != 0)
+        return bind_error(f.path, fmt::format("{} is not a whole number of the knob's unit",
+                                              config::to_string(v)));
+      return v.amount / f.per_unit;
+  }
+  return v.amount;
+}
+
+// Rounds a value down to the knob's granularity (never above what was
+// asked), and up again if that would leave the advertised range.
+std::int64_t to_granularity(std::int64_t v, const Found& f) {
+  if (f.granularity <= 1) return v;
+  std::int64_t r = v - (((v % f.granularity) + f.granularity) % f.granularity);
+  if (f.range && r < f.range->lo) r += f.granularity;
+  return r;
 }
 
 }  // namespace
@@ -301,6 +455,22 @@ bool original_acceptable(const KnobTarget& target, std::int64_t value) {
 
 Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint32_t max_level,
                               const OriginalLookup& originals) {
+  if (!knob.values.empty() && knob.values.size() != max_level) {
+    return bind_error(knob.name, fmt::format("values has {} entries, expected {} (levels 1..{})",
+                                             knob.values.size(), max_level, max_level));
+  }
+  if (knob.kind == DeviceKnob::Kind::sysfs && knob.values.empty()) {
+    return bind_error(knob.path, "a sysfs knob needs an explicit `values` table");
+  }
+  for (const auto& v : knob.values) {
+    if (auto why = check_knob_unit(knob.kind, v); !why.empty())
+      return bind_error(knob.name, fmt::format("{}: {}", config::to_string(v), why));
+  }
+  if (knob.deepest) {
+    if (auto why = check_knob_unit(knob.kind, *knob.deepest); !why.empty())
+      return bind_error(knob.name,
+                        fmt::format("deepest {}: {}", config::to_string(*knob.deepest), why));
+  }
   auto found = find_targets(fs, knob);
   if (!found) return found.error();
   KnobBinding b;
@@ -318,38 +488,50 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
       if (!cur) return cur.error();
       t.original = *cur;
     }
+    // Level 0 is the value found at start, whatever the kind: starting the
+    // daemon changes nothing. It may lie outside the advertised range
+    // (firmware sets RAPL PL1 above max_power_uw); it is restored as found.
+    std::vector<std::int64_t> levels;
     if (!knob.values.empty()) {
-      if (knob.values.size() != max_level + 1) {
-        return bind_error(f.path, fmt::format("values has {} entries, expected {} (max_level + 1)",
-                                              knob.values.size(), max_level + 1));
+      levels.push_back(f.higher_throttles ? 0 : t.original);
+      for (const auto& v : knob.values) {
+        auto x = to_target(v, f);
+        if (!x) return x.error();
+        levels.push_back(to_granularity(*x, f));
       }
-      t.values = knob.values;
     } else {
-      if (knob.kind == DeviceKnob::Kind::sysfs) {
-        return bind_error(f.path, "a sysfs knob needs an explicit `values` table");
+      std::optional<std::int64_t> bottom = f.deepest;
+      if (knob.deepest) {
+        auto x = to_target(*knob.deepest, f);
+        if (!x) return x.error();
+        bottom = *x;
       }
-      const std::int64_t top = knob.unthrottled.value_or(f.unthrottled.value_or(t.original));
-      std::optional<std::int64_t> bottom = knob.deepest ? knob.deepest : f.deepest;
       if (!bottom) {
         return bind_error(f.path,
                           "set `deepest` for this knob: sysfs gives no minimum to throttle to");
       }
-      // A knob where smaller is throttled (every kind but cooling_device)
-      // must never be raised by throttling: clamp the default to level 0.
-      if (!knob.deepest && knob.kind != DeviceKnob::Kind::cooling_device &&
-          knob.kind != DeviceKnob::Kind::coolhand) {
-        bottom = std::min(*bottom, top);
-      }
-      t.values = interpolate_levels(top, *bottom, max_level);
+      // Interpolate from the start value, held inside the range so that
+      // coolhand's own writes stay there; throttling never raises a cap
+      // (nor lowers a cooling state).
+      std::int64_t top = f.higher_throttles ? 0 : t.original;
+      if (f.range) top = std::clamp(top, f.range->lo, f.range->hi);
+      bottom = f.higher_throttles ? std::max(*bottom, top) : std::min(*bottom, top);
+      levels = interpolate_levels(top, *bottom, max_level);
+      for (auto& v : levels) v = to_granularity(v, f);
+      // Throttle states (cooling devices, the module's devices) count from
+      // 0 = not throttled by definition; level 0 is that state. Every other
+      // kind keeps the value found at start.
+      if (!f.higher_throttles) levels[0] = t.original;
     }
     if (f.range) {
-      for (std::size_t l = 0; l < t.values.size(); ++l) {
-        if (t.values[l] < f.range->lo || t.values[l] > f.range->hi) {
+      for (std::size_t l = 1; l < levels.size(); ++l) {
+        if (levels[l] < f.range->lo || levels[l] > f.range->hi) {
           return bind_error(f.path, fmt::format("level {} value {} is outside [{}, {}]", l,
-                                                t.values[l], f.range->lo, f.range->hi));
+                                                levels[l], f.range->lo, f.range->hi));
         }
       }
     }
+    t.values = std::move(levels);
     b.targets.push_back(std::move(t));
   }
   std::string paths;

@@ -63,26 +63,23 @@ struct KnobBinding {
 using OriginalLookup = std::function<std::optional<std::int64_t>(const KnobTarget& target)>;
 
 // Level mapping, as docs/policy-language.md ("How levels map to values")
-// states it: with an explicit `values` table, level L gets values[L].
-// Otherwise level L gets
-//   v(L) = unthrottled + (deepest - unthrottled) * L / max_level
-// rounded to the nearest integer, halves away from zero. Defaults per kind,
-// each overridable in the policy:
-//   cooling_device  0 .. max_state
-//   cpufreq         cpuinfo_max_freq .. cpuinfo_min_freq (kHz)
-//   intel_pstate    100 .. min_perf_pct (or 0 when absent) (%)
-//   rapl            the limit found at start .. `deepest` (required: powercap has no safe minimum)
-//   (µW) amdgpu_power    the power1_cap found at start .. power1_cap_min (µW) backlight
-//   max_brightness .. `deepest` (required: 0 blanks the screen) charge_current  the value found at
-//   start .. 0 (µA) coolhand        0 .. throttling_max
-// "Found at start" is the original saved before the daemon first wrote the
-// knob, so a reload never mistakes a throttled value for level 0. A default
-// floor above the level-0 value is lowered to it (throttling never raises a
-// cap). Values are checked against the knob's discovered range (cpuinfo_*,
-// *_max_power_uw, power1_cap_min/max, max_brightness, max_state,
-// constant_charge_current_max_max): out-of-range values are an error.
-[[nodiscard]] std::vector<std::int64_t> interpolate_levels(std::int64_t unthrottled,
-                                                           std::int64_t deepest,
+// states it. Level 0 is always the value found at start (the original, kept
+// across reloads), for every kind: the daemon writes nothing at start, and an
+// original outside the advertised range (firmware's RAPL PL1 above
+// max_power_uw) is kept and restored as found. With an explicit `values`
+// table, level L >= 1 gets values[L-1]; otherwise
+//   v(L) = top + (deepest - top) * L / max_level
+// rounded to the nearest integer, halves away from zero, where top is the
+// start value held inside the advertised range. Policy values are converted
+// to the knob's unit: percentages of the advertised maximum, powers to W for
+// firmware attributes, frequencies to MHz for GPU caps. Kind defaults for
+// `deepest`: cooling_device/coolhand max state, cpufreq cpuinfo_min_freq,
+// intel_pstate min_perf_pct, gpu_freq RPn, charge_current 0;
+// rapl, amdgpu_power (power1_cap_min reads 0 W), backlight, firmware and hwmon attributes and
+// charge_threshold have no safe default. Throttling never raises a cap (nor
+// lowers a cooling state) past the start value. Levels 1..max must lie in the
+// advertised range; amdgpu caps are whole watts (the kernel keeps no more).
+[[nodiscard]] std::vector<std::int64_t> interpolate_levels(std::int64_t top, std::int64_t deepest,
                                                            std::uint32_t max_level);
 
 [[nodiscard]] Result<KnobBinding> find_knob(const Sysfs& fs, const config::DeviceKnob& knob,

@@ -15,7 +15,10 @@ namespace {
 int run(int argc, char** argv) {
   cd::Options o;
   CLI::App app{"coolhandd: thermal policy daemon for Linux handhelds"};
-  app.add_option("--config", o.config, "Policy file")->capture_default_str();
+  app.add_option("--config", o.config,
+                 "Policy file (default: detect the machine by DMI and use its class's policy)");
+  app.add_option("--data-dir", o.data_dir, "Device descriptions and policies (devices/, policies/)")
+      ->capture_default_str();
   app.add_option("--sysfs-root", o.sysfs_root, "Root of the sysfs tree (tests: a fake tree)")
       ->capture_default_str();
   app.add_option("--proc-root", o.proc_root,

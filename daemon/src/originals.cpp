@@ -253,11 +253,9 @@ std::optional<std::int64_t> OriginalStore::original_for(const KnobTarget& t) con
         t.path, e.original, range);
     return std::nullopt;
   }
-  if (!original_acceptable(t, e.original)) {
-    log_.warning("{}: recorded original {} is outside {}; taking the current value", t.path,
-                 e.original, range);
-    return std::nullopt;
-  }
+  // An intact file from this boot holds what the daemon itself read from the
+  // knob, which may lie above the advertised range (firmware sets RAPL PL1
+  // above constraint_0_max_power_uw): it is the original, restored as such.
   if (e.from_corrupt_file) {
     log_.info("{}: original {} from the corrupt state file is inside {}; kept", t.path, e.original,
               range);
@@ -284,16 +282,23 @@ void OriginalStore::forget(const std::string& path) {
   if (entries_.erase(path) > 0) persist();
 }
 
+// An intact entry is what the daemon read from the knob, restored as it is
+// (firmware values above the advertised range included). An entry of a
+// corrupt file only inside the range a bound knob gives.
 bool OriginalStore::restorable(const std::string& path, const Entry& e) const {
-  if (e.from_corrupt_file) {
+  if (!e.from_corrupt_file) return true;
+  if (!e.target) {
     log_.warning(
         "{}: original {} not restored: the state file is corrupt and no bound knob "
         "gives a range to check it against",
         path, e.original);
     return false;
   }
-  if (e.target && !original_acceptable(*e.target, e.original)) {
-    log_.warning("{}: original {} not restored: outside the knob's range", path, e.original);
+  if (!(e.target->min && e.target->max && original_acceptable(*e.target, e.original))) {
+    log_.warning(
+        "{}: original {} from the corrupt state file not restored: outside the knob's "
+        "range",
+        path, e.original);
     return false;
   }
   return true;

@@ -132,7 +132,7 @@ TEST_F(Coolhandctl, DumpConfigPrintsConvertedJson) {
   EXPECT_EQ(j["sensors"][0]["name"], "t");
   EXPECT_EQ(j["sensors"][0]["stale_after_ms"], 2000);
   EXPECT_EQ(j["sensors"][0]["source"]["kind"], "thermal_zone");
-  EXPECT_EQ(j["devices"][0]["knob"]["deepest"], 1200000);
+  EXPECT_EQ(j["devices"][0]["knob"]["deepest"], "1200000kHz");
   EXPECT_EQ(j["devices"][0]["knob"]["unit"], "kHz");
   EXPECT_EQ(j["controllers"][0]["threshold_c"], 44.5);
   EXPECT_EQ(j["controllers"][0]["period_ms"], 1000);

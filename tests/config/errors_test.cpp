@@ -151,13 +151,16 @@ const Case kCases[] = {
       "got '2C'"}},
     {"KnobValueWithoutUnit",
      "version: 1\ndevices:\n  cpu:\n    max_level: 1\n"
-     "    knob: {kind: cpufreq, unthrottled: 2400000, deepest: 800MHz}\n",
-     {"p.yaml:5:40: devices.cpu.knob.unthrottled: frequency '2400000' needs a unit (kHz, MHz, "
-      "GHz)"}},
+     "    knob: {kind: cpufreq, deepest: 800000}\n",
+     {"p.yaml:5:36: devices.cpu.knob.deepest: '800000': this knob takes a frequency or a "
+      "percentage of the maximum"}},
     {"KnobValueWrongUnitFamily",
      "version: 1\ndevices:\n  cpu:\n    max_level: 1\n"
      "    knob: {kind: rapl, name: x, values: [10W, 5A]}\n",
-     {"p.yaml:5:47: devices.cpu.knob.values[1]: unknown power unit 'A' (use µW, mW, W)"}},
+     {"p.yaml:5:41: devices.cpu.knob.values: has 2 values but the device has levels 1..1 (level 0 "
+      "is always the value found at start)",
+      "p.yaml:5:47: devices.cpu.knob.values[1]: '5A': this knob takes a power or a percentage of "
+      "the maximum"}},
 
     // -------------------------------------------------------- range --
     {"TemperatureOutOfRange",
@@ -196,18 +199,17 @@ const Case kCases[] = {
       "per level)"}},
     {"SysfsKnobPathMustStayInSysfs",
      "version: 1\ndevices:\n  m:\n    max_level: 1\n"
-     "    knob: {kind: sysfs, path: ../etc/passwd, values: [1, 0]}\n",
+     "    knob: {kind: sysfs, path: ../etc/passwd, values: [0]}\n",
      {"p.yaml:5:31: devices.m.knob.path: path must not contain '..'"}},
     {"KnobValuesPerLevel",
      "version: 1\ndevices:\n  m:\n    max_level: 2\n"
-     "    knob: {kind: backlight, name: b, values: [100, 50]}\n",
-     {"p.yaml:5:46: devices.m.knob.values: has 2 values but the device has levels 0..2 (3 "
-      "values)"}},
+     "    knob: {kind: backlight, name: b, values: [50]}\n",
+     {"p.yaml:5:46: devices.m.knob.values: has 1 values but the device has levels 1..2 (level "
+      "0 is always the value found at start)"}},
     {"KnobValuesOrRange",
      "version: 1\ndevices:\n  m:\n    max_level: 1\n"
-     "    knob: {kind: backlight, name: b, values: [100, 50], deepest: 10}\n",
-     {"p.yaml:5:46: devices.m.knob.values: give either values or unthrottled/deepest, not "
-      "both"}},
+     "    knob: {kind: backlight, name: b, values: [50], deepest: 10}\n",
+     {"p.yaml:5:46: devices.m.knob.values: give either values or deepest, not both"}},
     {"KnobKeyOfAnotherKind",
      "version: 1\ndevices:\n  m:\n    max_level: 1\n    knob: {kind: intel_pstate, name: x}\n",
      {"p.yaml:5:32: devices.m.knob.name: does not apply to a intel_pstate knob"}},
@@ -216,8 +218,7 @@ const Case kCases[] = {
      {"p.yaml:5:5: devices.m.knob.deepest: missing required key (a backlight knob needs deepest "
       "or values: its floor cannot be discovered safely)"}},
     {"RaplNeedsAFloor",
-     "version: 1\ndevices:\n  m:\n    max_level: 1\n    knob: {kind: rapl, name: x, unthrottled: "
-     "5W}\n",
+     "version: 1\ndevices:\n  m:\n    max_level: 1\n    knob: {kind: rapl, name: x}\n",
      {"p.yaml:5:5: devices.m.knob.deepest: missing required key (a rapl knob needs deepest "
       "or values: its floor cannot be discovered safely)"}},
     {"CpufreqPolicyName",

@@ -92,9 +92,14 @@ TEST(Examples, HardwareExampleBindsEveryKind) {
         << k;
   }
   const DeviceKnob& charging = r.document->knobs.at("charging");
-  EXPECT_EQ(charging.values, (std::vector<std::int64_t>{3000000, 1500000, 500000}));  // µA
+  using U = config::KnobValue::Unit;
+  // Levels 1..max; level 0 is the value found at start.
+  EXPECT_EQ(charging.values,
+            (std::vector<config::KnobValue>{{U::current_ua, 1500000}, {U::current_ua, 500000}}));
   const DeviceKnob& pstate = r.document->knobs.at("pstate");
-  EXPECT_EQ(pstate.values, (std::vector<std::int64_t>{100, 85, 70, 55, 40}));  // %
+  EXPECT_EQ(pstate.values,
+            (std::vector<config::KnobValue>{
+                {U::percent, 85}, {U::percent, 70}, {U::percent, 55}, {U::percent, 40}}));
   const DeviceKnob& modem = r.document->knobs.at("modem");
   EXPECT_EQ(modem.path, "devices/platform/modem/tx_power_cap");
   EXPECT_FALSE(modem.required);

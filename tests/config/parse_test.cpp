@@ -11,6 +11,7 @@ using policy::ControllerSpec;
 using policy::MilliC;
 using policy::Millis;
 using policy::SensorSpec;
+using KnobValue = coolhand::config::KnobValue;
 
 PolicyDocument parse_ok(std::string_view text) {
   LoadResult r = parse_policy(text, "test.yaml");
@@ -81,11 +82,11 @@ devices:
     max_step_up: 1
     max_step_down: 2
     min_dwell: 1.5s
-    knob: {kind: cpufreq, unthrottled: 2.4GHz, deepest: 800MHz}
+    knob: {kind: cpufreq, deepest: 800MHz}
   gpu:
     max_level: 2
     power_mw: [3000, 2000, 1000]
-    knob: {kind: rapl, name: "intel-rapl:0", constraint: 1, values: [15W, 10W, 5500mW]}
+    knob: {kind: rapl, name: "intel-rapl:0", constraint: 1, values: [10W, 5500mW]}
   fan:
     max_level: 2
 controllers:
@@ -250,14 +251,15 @@ TEST(Parse, DevicesAndKnobs) {
   const DeviceKnob& cpu = doc.knobs.at("cpu");
   EXPECT_EQ(cpu.kind, DeviceKnob::Kind::cpufreq);
   EXPECT_EQ(cpu.name, "all");
-  EXPECT_EQ(cpu.unthrottled, 2400000);  // kHz
-  EXPECT_EQ(cpu.deepest, 800000);
+  EXPECT_EQ(cpu.deepest, (KnobValue{KnobValue::Unit::frequency_khz, 800000}));
   EXPECT_TRUE(cpu.values.empty());
   const DeviceKnob& gpu = doc.knobs.at("gpu");
   EXPECT_EQ(gpu.kind, DeviceKnob::Kind::rapl);
   EXPECT_EQ(gpu.name, "intel-rapl:0");
   EXPECT_EQ(gpu.constraint, 1u);
-  EXPECT_EQ(gpu.values, (std::vector<std::int64_t>{15000000, 10000000, 5500000}));  // µW
+  // Levels 1..2 (level 0 is the value found at start), in µW.
+  EXPECT_EQ(gpu.values, (std::vector<KnobValue>{{KnobValue::Unit::power_uw, 10000000},
+                                                {KnobValue::Unit::power_uw, 5500000}}));
   EXPECT_EQ(doc.knobs.at("fan").kind, DeviceKnob::Kind::none);
 }
 
@@ -356,8 +358,7 @@ TEST(Parse, KnobNamesAndDefaults) {
       "  c: {max_level: 1, knob: {kind: cpufreq, name: '4'}}\n"
       "  d: {max_level: 1, knob: {kind: rapl, name: 'intel-rapl:0', deepest: 4W}}\n");
   EXPECT_EQ(doc.knobs.at("a").name, "");
-  EXPECT_EQ(doc.knobs.at("a").deepest, 5000000);
-  EXPECT_FALSE(doc.knobs.at("a").unthrottled.has_value());
+  EXPECT_EQ(doc.knobs.at("a").deepest, (KnobValue{KnobValue::Unit::power_uw, 5000000}));
   EXPECT_EQ(doc.knobs.at("b").name, "amdgpu-1");
   EXPECT_EQ(doc.knobs.at("c").name, "4");
   EXPECT_EQ(doc.knobs.at("d").constraint, 0u);

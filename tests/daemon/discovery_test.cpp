@@ -11,6 +11,7 @@ namespace coolhand::daemon {
 namespace {
 
 using config::DeviceKnob;
+using config::KnobValue;
 using config::SensorSource;
 using testing::FakeTree;
 
@@ -29,6 +30,10 @@ DeviceKnob knob(DeviceKnob::Kind k, std::string name = {}) {
   d.kind = k;
   d.name = std::move(name);
   return d;
+}
+
+KnobValue W(std::int64_t watts) {
+  return {KnobValue::Unit::power_uw, watts * 1000000};
 }
 
 const OriginalLookup kNone = [](const KnobTarget&) { return std::optional<std::int64_t>(); };
@@ -130,8 +135,7 @@ TEST(FindKnob, ExplicitValuesOutsideTheDiscoveredRangeAreRejected) {
   t.cpufreq_policy(0, 400000, 2000000);
   RootedSysfs fs(t.root());
   DeviceKnob k = knob(DeviceKnob::Kind::cpufreq);
-  k.unthrottled = 2500000;
-  k.deepest = 400000;
+  k.values = {{KnobValue::Unit::frequency_khz, 2500000}, {KnobValue::Unit::frequency_khz, 400000}};
   auto b = find_knob(fs, k, 2, kNone);
   ASSERT_FALSE(b);
   EXPECT_NE(b.error().detail.find("outside"), std::string::npos);
@@ -144,13 +148,29 @@ TEST(FindKnob, RaplNeedsAnExplicitDeepestAndHonoursMaxPower) {
   RootedSysfs fs(t.root());
   DeviceKnob k = knob(DeviceKnob::Kind::rapl, "intel-rapl:0");
   EXPECT_FALSE(find_knob(fs, k, 2, kNone));
-  k.deepest = 6000000;
+  k.deepest = W(6);
   auto b = find_knob(fs, k, 3, kNone);
   ASSERT_TRUE(b) << b.error().to_string();
   EXPECT_EQ(b->targets[0].values,
             (std::vector<std::int64_t>{15000000, 12000000, 9000000, 6000000}));
-  k.unthrottled = 30000000;
+  k.values = {W(20), W(29), W(10)};  // 29 W: above the advertised 28 W
   EXPECT_FALSE(find_knob(fs, k, 3, kNone));
+}
+
+// MSI Claw 8 AI+: firmware sets PL1 30 W against max_power_uw 17 W. That is
+// level 0 (restored as found); coolhand's writes stay within [0, 17 W].
+TEST(FindKnob, RaplOriginalAboveTheAdvertisedMaximumIsKept) {
+  FakeTree t;
+  t.write("class/powercap/intel-rapl:0/constraint_0_power_limit_uw", 30000000);
+  t.write("class/powercap/intel-rapl:0/constraint_0_max_power_uw", 17000000);
+  RootedSysfs fs(t.root());
+  DeviceKnob k = knob(DeviceKnob::Kind::rapl, "intel-rapl:0");
+  k.deepest = KnobValue{KnobValue::Unit::percent, 40};
+  auto b = find_knob(fs, k, 3, kNone);
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(b->targets[0].original, 30000000);
+  EXPECT_EQ(b->targets[0].values,
+            (std::vector<std::int64_t>{30000000, 13600000, 10200000, 6800000}));
 }
 
 TEST(FindKnob, AmdgpuBacklightChargeAndPstateDefaults) {
@@ -165,12 +185,15 @@ TEST(FindKnob, AmdgpuBacklightChargeAndPstateDefaults) {
   t.write("devices/system/cpu/intel_pstate/max_perf_pct", 100);
   t.write("devices/system/cpu/intel_pstate/min_perf_pct", 20);
   RootedSysfs fs(t.root());
-  auto amd = find_knob(fs, knob(DeviceKnob::Kind::amdgpu_power), 2, kNone);
+  DeviceKnob amdk = knob(DeviceKnob::Kind::amdgpu_power);
+  EXPECT_FALSE(find_knob(fs, amdk, 2, kNone));  // power1_cap_min (0 W on 6.1) is no floor
+  amdk.deepest = W(3);
+  auto amd = find_knob(fs, amdk, 2, kNone);
   ASSERT_TRUE(amd) << amd.error().to_string();
   EXPECT_EQ(amd->targets[0].values, (std::vector<std::int64_t>{15000000, 9000000, 3000000}));
   DeviceKnob backlight = knob(DeviceKnob::Kind::backlight, "panel");
   EXPECT_FALSE(find_knob(fs, backlight, 2, kNone));  // no safe default floor
-  backlight.deepest = 200;
+  backlight.deepest = KnobValue{KnobValue::Unit::raw, 200};
   auto bl = find_knob(fs, backlight, 2, kNone);
   ASSERT_TRUE(bl);
   // Level 0 is the brightness found at start (800), not max_brightness (1000).
@@ -190,12 +213,13 @@ TEST(FindKnob, SysfsKnobNeedsATableOfTheRightSize) {
   DeviceKnob k = knob(DeviceKnob::Kind::sysfs);
   k.path = "class/drm/card0/gt_max_freq_mhz";
   EXPECT_FALSE(find_knob(fs, k, 2, kNone));
-  k.values = {1100, 700};
+  k.values = {{KnobValue::Unit::raw, 700}};
   EXPECT_FALSE(find_knob(fs, k, 2, kNone));
-  k.values = {1100, 700, 300};
+  k.values = {{KnobValue::Unit::raw, 700}, {KnobValue::Unit::raw, 300}};
   auto b = find_knob(fs, k, 2, kNone);
   ASSERT_TRUE(b);
-  EXPECT_EQ(b->targets[0].values, k.values);
+  // Level 0 is the value found at start.
+  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{1100, 700, 300}));
 }
 
 TEST(FindKnob, SavedOriginalWinsOverTheCurrentValue) {

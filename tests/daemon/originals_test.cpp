@@ -314,14 +314,30 @@ TEST_F(StoreTest, CorruptValueOutsideTheRangeIsNotWritten) {
   EXPECT_EQ(fs.writes.count(kCpu), 0U);
 }
 
-TEST_F(StoreTest, IntactValueOutsideTheRangeIsRejectedByDiscovery) {
+// An intact state file holds what the daemon read from the knob, which may
+// lie above the advertised range (firmware sets RAPL PL1 above
+// constraint_0_max_power_uw): it is the original and is restored as such.
+TEST_F(StoreTest, IntactValueAboveTheRangeIsTheOriginal) {
   tree.write(kCpu, 1000000);
-  write_state(state_text("knob 9999999 " + std::string(kCpu) + "\n", 1));
+  write_state(state_text("knob 2500000 " + std::string(kCpu) + "\n", 1));
   OriginalStore store(state, kBoot, log);
   store.load();
   auto rt = bind(store);
   ASSERT_TRUE(rt);
-  EXPECT_TRUE(logged("is outside [400000, 2000000]"));
+  EXPECT_EQ(store.original_of(kCpu), 2500000);
+  (void)store.restore(fs, OriginalStore::Keep::bound);
+  EXPECT_EQ(tree.read_int(kCpu), 2500000);
+}
+
+// A corrupt file's value outside the range is not trusted.
+TEST_F(StoreTest, CorruptFileValueOutsideTheRangeIsNotTrusted) {
+  tree.write(kCpu, 1000000);
+  write_state(state_text("knob 9999999 " + std::string(kCpu) + "\n", 1) + "garbage line\n");
+  OriginalStore store(state, kBoot, log);
+  store.load();
+  auto rt = bind(store);
+  ASSERT_TRUE(rt);
+  EXPECT_TRUE(logged("is not trusted [400000, 2000000]"));
   (void)store.restore(fs, OriginalStore::Keep::bound);
   EXPECT_EQ(fs.writes.count(kCpu), 0U);
   EXPECT_EQ(store.original_of(kCpu), 1000000);

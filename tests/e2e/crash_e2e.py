@@ -353,16 +353,14 @@ class CrashEndToEnd(unittest.TestCase):
         self.assertIn(f"{missing}: cannot open: No such file or directory (ENOENT)", out.stderr)
         self.assertNotIn("fatal", out.stderr)
 
-    def test_no_config_and_no_default_policy_exits_2(self):
-        default = "/etc/coolhand/policy.yaml"
-        if os.path.exists(default):
-            if os.environ.get("CI") == "true":
-                self.fail(f"{default} exists: this test needs a machine without it")
-            self.skipTest(f"{default} exists on this machine")
-        out = run([DAEMON, "--sysfs-root", self.tree.sys])
+    def test_no_config_and_no_device_database_exits_2(self):
+        # Without --config the policy comes from the device database; a
+        # missing one is a broken installation: exit 2 naming it and errno.
+        missing = os.path.join(self.tree.base, "no-data")
+        out = run([DAEMON, "--sysfs-root", self.tree.sys, "--data-dir", missing])
         self.assertEqual(out.returncode, 2, out.stderr)
-        self.assertIn(f"{default}: cannot open: No such file or directory (ENOENT)", out.stderr)
-
+        self.assertIn(f"{missing}/devices: cannot open: No such file or directory (ENOENT)",
+                      out.stderr)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,8 @@ struct ConfigError {
 // (and fewer edits than the key is long). For "did you mean" hints.
 [[nodiscard]] std::optional<std::string> did_you_mean(
     std::string_view key, std::initializer_list<std::string_view> allowed);
+[[nodiscard]] std::optional<std::string> did_you_mean(std::string_view key,
+                                                      std::span<const std::string_view> allowed);
 // The same over names known only at run time (a model's devices, a policy's sensors).
 [[nodiscard]] std::optional<std::string> did_you_mean(std::string_view key,
                                                       const std::vector<std::string>& allowed);

@@ -30,17 +30,32 @@ struct SensorSource {
     coolhand,      // a zone of the coolhand kernel module, by name (m°C)
   };
   Kind kind = Kind::none;
+  // A role ("battery_temp") the device description maps to one of the kinds
+  // above (config/devices/*.yaml); kind stays none until detection resolves it.
+  std::string role;
   std::string name;                    // thermal_zone type, hwmon chip, supply or module zone name
   std::string label;                   // hwmon: match tempN_label
   std::optional<std::uint32_t> index;  // hwmon: N of tempN_input when no label
   bool required = true;  // the daemon refuses to start when a required sensor is absent
 };
 
-// How a device's engine levels map onto a knob. Level 0 is always full
-// performance. Unless `values` gives one value per level explicitly, the daemon
-// interpolates linearly from the knob's unthrottled value (level 0) to
-// `deepest` (level max), with the range discovered from sysfs where the knob
-// has one (e.g. cpuinfo_max_freq) and overridable here.
+// One per-level knob value as written in the policy: an amount in a unit
+// family. Discovery converts it to the knob's own unit: a percentage is of the
+// knob's discovered maximum (max_brightness, max_value, cpuinfo_max_freq, ...);
+// powers, frequencies and currents are converted (W for firmware attributes,
+// MHz for GPU caps); raw numbers are taken as they are and range-checked.
+struct KnobValue {
+  enum class Unit : std::uint8_t { raw, percent, power_uw, frequency_khz, current_ua };
+  Unit unit = Unit::raw;
+  std::int64_t amount = 0;
+  friend bool operator==(const KnobValue&, const KnobValue&) = default;
+};
+
+// How a device's engine levels map onto a knob. Level 0 is always the value
+// found at start (the daemon writes nothing at start). `values` gives levels
+// 1..max_level explicitly; otherwise the daemon interpolates linearly from the
+// start value (level 0) to `deepest` (level max) within the knob's discovered
+// range. docs/policy-language.md, "Knob kinds" and "How levels map to values".
 struct DeviceKnob {
   enum class Kind : std::uint8_t {
     none,            // no hardware binding (simulator / replay only)
@@ -49,23 +64,34 @@ struct DeviceKnob {
                    // policy index
     intel_pstate,  // /sys/devices/system/cpu/intel_pstate/max_perf_pct (%)
     rapl,          // /sys/class/powercap/<name>/constraint_<constraint>_power_limit_uw (µW)
-    amdgpu_power,  // hwmon named "amdgpu": power1_cap (µW)
+    amdgpu_power,  // hwmon named "amdgpu": power1_cap and power2_cap where present (µW, whole W)
     backlight,     // /sys/class/backlight/<name>/brightness (raw steps of max_brightness)
-    charge_current,  // /sys/class/power_supply/<name>/constant_charge_current_max (µA)
-    sysfs,           // any file at `path` (relative to the sysfs root), explicit `values` table
-    coolhand,        // the coolhand module's device `name`: throttling (0..throttling_max)
+    charge_current,      // /sys/class/power_supply/<name>/constant_charge_current_max (µA)
+    sysfs,               // any file at `path` (relative to the sysfs root), explicit `values` table
+    coolhand,            // the coolhand module's device `name`: throttling (0..throttling_max)
+    firmware_attribute,  // /sys/class/firmware-attributes/<name>/attributes/<attribute>/
+                         // current_value in [min_value, max_value] (ppt_*: W)
+    hwmon_attribute,     // hwmon chip `name`'s file `attribute` (never hwmonN); range from
+                         // <attribute>_min/_max
+    charge_threshold,    // /sys/class/power_supply/<name>/charge_control_end_threshold (%)
+    gpu_freq,            // DRM cards driven by `name` (i915 or xe): max GPU frequency (MHz)
   };
   Kind kind = Kind::none;
-  std::string name;              // see each kind; empty when the kind needs none
-  std::string path;              // sysfs kind only
-  std::uint32_t constraint = 0;  // rapl
-  std::vector<std::int64_t>
-      values;  // explicit value per level (max_level+1 entries) in the knob's unit
-  std::optional<std::int64_t>
-      unthrottled;                      // value at level 0 (default: discovered / original value)
-  std::optional<std::int64_t> deepest;  // value at max level (default: discovered minimum)
+  std::string role;                  // set: the device description maps it to kind/name/...
+  std::string name;                  // see each kind; empty when the kind needs none
+  std::string attribute;             // firmware_attribute, hwmon_attribute
+  std::string path;                  // sysfs kind only
+  std::uint32_t constraint = 0;      // rapl
+  std::vector<KnobValue> values;     // levels 1..max_level (max_level entries)
+  std::optional<KnobValue> deepest;  // value at max level (default: the kind's safe minimum)
   bool required = true;
 };
+
+// Whether `v`'s unit is accepted by a knob of kind `k` ("" when it is; else
+// why not). A knob whose kind is still a role accepts any unit until bound.
+[[nodiscard]] std::string check_knob_unit(DeviceKnob::Kind k, const KnobValue& v);
+// "40%", "8W", "1200MHz", "2A", "3350" (raw).
+[[nodiscard]] std::string to_string(const KnobValue& v);
 
 struct DaemonSettings {
   std::uint32_t lost_after_failures = 3;  // consecutive failed reads before a sensor is lost
