@@ -83,7 +83,8 @@ class GovernorController final : public Controller {
     for (std::size_t d = 0; d < held_.size(); ++d) {
       const double mean = window > 0 ? busy_ms_[d] / window : held_[d];
       const double scale = core_.actor(d) == PowerActor::devfreq ? 1024.0 : 100.0;
-      core_.set_load(d, static_cast<std::uint32_t>(std::floor(std::clamp(mean, 0.0, 1.0) * scale + 1e-9)));
+      core_.set_load(
+          d, static_cast<std::uint32_t>(std::floor(std::clamp(mean, 0.0, 1.0) * scale + 1e-9)));
       busy_ms_[d] = 0.0;
     }
     window_start_ = model.now();

@@ -132,6 +132,14 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
     if (z.trip_max_desired)
       ipa_estimate_constants(z, spec.sustainable_power_mw.value_or(0),
                              spec.trips[*z.trip_max_desired].temp.mc());
+    // Gains written through sysfs after the zone registered (a boot
+    // script). 6.1 keeps them only until the first allocation: its
+    // get_sustainable_power re-estimates all gains when the sustainable
+    // power differs from the governor's copy, which starts at 0.
+    if (spec.k_po) z.ipa.k_po = *spec.k_po;
+    if (spec.k_pu) z.ipa.k_pu = *spec.k_pu;
+    if (spec.k_i) z.ipa.k_i = *spec.k_i;
+    if (spec.k_d) z.ipa.k_d = *spec.k_d;
   }
   zones_.push_back(std::move(z));
   return zones_.size() - 1;
@@ -343,9 +351,8 @@ void KernelThermal::fair_share(Zone& z, std::size_t trip) {
 // temperature (0 when there is none) and threshold = control - switch_on in
 // m°C, k_po = sustainable << 10 / threshold, k_pu = 2 * sustainable << 10 /
 // threshold, k_i = max(k_pu / 10, 1); k_d and integral_cutoff keep their
-// values (default 0). Nothing changes when the threshold is 0. Gains written
-// by user space (the zone's k_* overrides) are applied after estimation,
-// as a boot script writing sysfs would.
+// values (default 0). Nothing changes when the threshold is 0. This
+// overwrites k_po, k_pu and k_i written by user space (see add_zone).
 void KernelThermal::ipa_estimate_constants(Zone& z, std::uint32_t sustainable,
                                            std::int32_t control_mc) {
   const std::int32_t switch_on_mc =
@@ -358,10 +365,6 @@ void KernelThermal::ipa_estimate_constants(Zone& z, std::uint32_t sustainable,
     const std::int32_t k_i = z.ipa.k_pu / 10;
     z.ipa.k_i = k_i > 0 ? k_i : 1;
   }
-  if (z.spec.k_po) z.ipa.k_po = *z.spec.k_po;
-  if (z.spec.k_pu) z.ipa.k_pu = *z.spec.k_pu;
-  if (z.spec.k_i) z.ipa.k_i = *z.spec.k_i;
-  if (z.spec.k_d) z.ipa.k_d = *z.spec.k_d;
 }
 
 // pid_controller (6.1). err = (control - T) << 10.

@@ -27,8 +27,7 @@ KernelCoolingMap map(std::string trip_name, std::string device, std::uint32_t we
   return m;
 }
 
-CoolingDevice cdev(std::string name, std::uint32_t max_state,
-                   std::vector<std::uint32_t> power = {},
+CoolingDevice cdev(std::string name, std::uint32_t max_state, std::vector<std::uint32_t> power = {},
                    PowerActor actor = PowerActor::none) {
   return CoolingDevice{std::move(name), max_state, std::move(power), actor};
 }
@@ -207,8 +206,8 @@ TEST(PowerAllocatorTest, EstimatesDefaultsFromDeepestStates) {
   KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq),
                    cdev("gpu", 1, {4000, 500}, PowerActor::devfreq)});
   const auto z = k.add_zone(ipa_zone(), Governor::power_allocator);
-  k.set_load(0, 100);   // requested 3000 * 100 / 100
-  k.set_load(1, 1024);  // requested 4000 * 1024 >> 10
+  k.set_load(0, 100);               // requested 3000 * 100 / 100
+  k.set_load(1, 1024);              // requested 4000 * 1024 >> 10
   k.update_zone(z, MilliC(45000));  // at the control temperature: err = 0
   const auto& s = k.ipa(z);
   EXPECT_EQ(s.sustainable_power_mw, 1500u);    // 1000 + 500
@@ -286,6 +285,29 @@ TEST(PowerAllocatorTest, ReleasesBelowSwitchOn) {
   EXPECT_EQ(k.cur_state(0), 0u);
   EXPECT_FALSE(k.ipa(z).active);
   EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
+}
+
+// 6.1's get_sustainable_power re-estimates k_po, k_pu and k_i on the first
+// allocation (the governor's copy of the sustainable power starts at 0), so
+// gains written after registration do not survive it; k_d does.
+TEST(PowerAllocatorTest, WrittenGainsLastUntilTheFirstAllocation) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)});
+  auto spec = ipa_zone();
+  spec.cooling = {map("control", "cpu")};
+  spec.sustainable_power_mw = 2000;
+  spec.k_po = 5;
+  spec.k_pu = 6;
+  spec.k_i = 7;
+  spec.k_d = 8;
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  EXPECT_EQ(k.ipa(z).k_po, 5);
+  EXPECT_EQ(k.ipa(z).k_d, 8);
+  k.set_load(0, 100);
+  k.update_zone(z, MilliC(44000));
+  EXPECT_EQ(k.ipa(z).k_po, (2000 << 10) / 5000);
+  EXPECT_EQ(k.ipa(z).k_pu, (2 * 2000 << 10) / 5000);
+  EXPECT_EQ(k.ipa(z).k_i, (2 * 2000 << 10) / 5000 / 10);
+  EXPECT_EQ(k.ipa(z).k_d, 8);
 }
 
 // cpufreq_power2state and devfreq_cooling_power2state divide the grant by
