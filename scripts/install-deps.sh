@@ -31,9 +31,10 @@ pkgs=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
   libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
   dbus
+  linux-source-6.1  # tests/sim/kernel_diff builds 6.1's governors from it
 )
 if [ "$want_vm" -eq 1 ]; then
-  pkgs+=(linux-headers-amd64 linux-source-6.1 qemu-system-x86 busybox-static cpio kmod acpica-tools)
+  pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod acpica-tools)
 fi
 
 missing=()

@@ -1,5 +1,6 @@
 // The kernel thermal core (kernel_thermal.h) on the model's firmware zones,
 // as a closed-loop controller.
+#include <algorithm>
 #include <cmath>
 
 #include "coolhand/sim/runner.h"
@@ -12,9 +13,12 @@ using policy::Time;
 
 // Each zone is updated when its poll timer expires (the first update at
 // t = 0, as thermal_zone_device_enable triggers one), reading the latest
-// sample of its sensor. Before an update the core is told each power
-// actor's requested power: its dynamic power now (demand x full-load power
-// at its current state), as cpufreq/devfreq cooling compute it from load.
+// sample of its sensor. Before an update round the core is told each power
+// actor's last load: the device's mean demand since the previous round, in
+// its driver's unit (kernel_thermal.h, PowerActor), as cpufreq's get_load
+// measures busy time since its previous request. Zones updated at the same
+// instant share that load (the kernel would measure the second zone's over
+// the microseconds between the two requests).
 class GovernorController final : public Controller {
  public:
   GovernorController(const ModelSpec& model, Governor governor)
@@ -34,15 +38,12 @@ class GovernorController final : public Controller {
   void control(const ThermalModel& model, std::span<std::uint32_t> levels) override {
     if (governor_ == Governor::none) return;
     const Time now = model.now();
+    accumulate_demand(model);
     bool any = false;
     for (std::size_t i = 0; i < zones_.size(); ++i) {
       if (!next_[i] || now < *next_[i]) continue;
       if (!any) {
-        const auto& devices = model.spec().devices;
-        for (std::size_t d = 0; d < devices.size(); ++d)
-          core_.set_requested_power_mw(
-              d, static_cast<std::uint32_t>(
-                     std::lround(model.demand(d) * devices[d].power_w[levels[d]] * 1000.0)));
+        set_loads(model);
         any = true;
       }
       core_.update_zone(zones_[i], model.sensor(zone_sensor_[i]));
@@ -58,12 +59,47 @@ class GovernorController final : public Controller {
   }
 
  private:
+  // Adds the demand held since the previous call to each device's busy time.
+  void accumulate_demand(const ThermalModel& model) {
+    const Time now = model.now();
+    const auto n = model.spec().devices.size();
+    if (held_.empty()) {
+      held_.assign(n, 0.0);
+      busy_ms_.assign(n, 0.0);
+      window_start_ = now;
+    } else {
+      const auto dt = static_cast<double>((now - last_call_).count());
+      for (std::size_t d = 0; d < n; ++d) busy_ms_[d] += held_[d] * dt;
+    }
+    for (std::size_t d = 0; d < n; ++d) held_[d] = model.demand(d);
+    last_call_ = now;
+  }
+
+  // Mean demand over the window since the previous round (the current
+  // demand on the first round), in each actor's load unit; starts a new
+  // window.
+  void set_loads(const ThermalModel& model) {
+    const auto window = static_cast<double>((model.now() - window_start_).count());
+    for (std::size_t d = 0; d < held_.size(); ++d) {
+      const double mean = window > 0 ? busy_ms_[d] / window : held_[d];
+      const double scale = core_.actor(d) == PowerActor::devfreq ? 1024.0 : 100.0;
+      core_.set_load(
+          d, static_cast<std::uint32_t>(std::floor(std::clamp(mean, 0.0, 1.0) * scale + 1e-9)));
+      busy_ms_[d] = 0.0;
+    }
+    window_start_ = model.now();
+  }
+
   Governor governor_;
   KernelThermal core_;
   std::vector<std::size_t> zones_;
   std::vector<std::size_t> zone_sensor_;
   std::vector<std::optional<Time>> next_;
   std::uint64_t updates_ = 0;
+  std::vector<double> held_;     // demand set at the previous call, per device
+  std::vector<double> busy_ms_;  // sum of demand x ms since window_start_
+  Time window_start_{};
+  Time last_call_{};
 };
 
 }  // namespace

@@ -63,9 +63,11 @@ std::vector<CoolingDevice> cooling_devices_for(const ModelSpec& model) {
     CoolingDevice c;
     c.name = d.name;
     c.max_state = d.max_level();
-    if (d.energy_model)
+    if (d.energy_model) {
       for (double w : d.power_w)
         c.state_power_mw.push_back(static_cast<std::uint32_t>(std::lround(w * 1000.0)));
+      c.actor = d.name == "cpu" ? PowerActor::cpufreq : PowerActor::devfreq;
+    }
     out.push_back(std::move(c));
   }
   return out;
@@ -74,7 +76,7 @@ std::vector<CoolingDevice> cooling_devices_for(const ModelSpec& model) {
 KernelThermal::KernelThermal(std::vector<CoolingDevice> cdevs)
     : cdevs_(std::move(cdevs)),
       cur_state_(cdevs_.size(), 0),
-      requested_mw_(cdevs_.size(), 0),
+      load_(cdevs_.size(), 0),
       dirty_(cdevs_.size(), false) {}
 
 std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governor) {
@@ -130,13 +132,54 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
     if (z.trip_max_desired)
       ipa_estimate_constants(z, spec.sustainable_power_mw.value_or(0),
                              spec.trips[*z.trip_max_desired].temp.mc());
+    // Gains written through sysfs after the zone registered (a boot
+    // script). 6.1 keeps them only until the first allocation: its
+    // get_sustainable_power re-estimates all gains when the sustainable
+    // power differs from the governor's copy, which starts at 0.
+    if (spec.k_po) z.ipa.k_po = *spec.k_po;
+    if (spec.k_pu) z.ipa.k_pu = *spec.k_pu;
+    if (spec.k_i) z.ipa.k_i = *spec.k_i;
+    if (spec.k_d) z.ipa.k_d = *spec.k_d;
   }
   zones_.push_back(std::move(z));
   return zones_.size() - 1;
 }
 
-void KernelThermal::set_requested_power_mw(std::size_t cdev, std::uint32_t mw) {
-  requested_mw_[cdev] = mw;
+void KernelThermal::set_load(std::size_t cdev, std::uint32_t load) {
+  load_[cdev] = load;
+}
+
+std::uint32_t KernelThermal::requested_power_mw(std::size_t cdev) const {
+  const auto& c = cdevs_[cdev];
+  if (c.state_power_mw.empty()) return 0;
+  const std::uint32_t full = c.state_power_mw[cur_state_[cdev]];
+  switch (c.actor) {
+    case PowerActor::none:
+      return 0;
+    case PowerActor::cpufreq:
+      return full * load_[cdev] / 100;
+    case PowerActor::devfreq:
+      return (full * std::max<std::uint32_t>(load_[cdev], 1)) >> 10;
+  }
+  return 0;
+}
+
+// cpufreq_power2state / devfreq_cooling_power2state (6.1): normalise the
+// grant to full load with the last load, then take the shallowest state
+// whose power fits (the table is scanned from state 0; the deepest state is
+// the fallback and is never compared).
+std::uint32_t KernelThermal::power2state(std::size_t cdev, std::uint32_t granted_mw) const {
+  const auto& c = cdevs_[cdev];
+  std::uint32_t normalised = granted_mw;
+  if (c.actor == PowerActor::cpufreq)
+    normalised = granted_mw * 100 / (load_[cdev] != 0 ? load_[cdev] : 1);
+  else if (c.actor == PowerActor::devfreq)
+    normalised = static_cast<std::uint32_t>(
+        static_cast<std::int32_t>(granted_mw << kFracBits) /
+        static_cast<std::int32_t>(std::max<std::uint32_t>(load_[cdev], 1)));
+  for (std::uint32_t s = 0; s < c.max_state; ++s)
+    if (normalised >= c.state_power_mw[s]) return s;
+  return c.max_state;
 }
 
 std::uint32_t KernelThermal::critical_crossings(std::size_t zone) const {
@@ -308,9 +351,8 @@ void KernelThermal::fair_share(Zone& z, std::size_t trip) {
 // temperature (0 when there is none) and threshold = control - switch_on in
 // m°C, k_po = sustainable << 10 / threshold, k_pu = 2 * sustainable << 10 /
 // threshold, k_i = max(k_pu / 10, 1); k_d and integral_cutoff keep their
-// values (default 0). Nothing changes when the threshold is 0. Gains written
-// by user space (the zone's k_* overrides) are applied after estimation,
-// as a boot script writing sysfs would.
+// values (default 0). Nothing changes when the threshold is 0. This
+// overwrites k_po, k_pu and k_i written by user space (see add_zone).
 void KernelThermal::ipa_estimate_constants(Zone& z, std::uint32_t sustainable,
                                            std::int32_t control_mc) {
   const std::int32_t switch_on_mc =
@@ -323,10 +365,6 @@ void KernelThermal::ipa_estimate_constants(Zone& z, std::uint32_t sustainable,
     const std::int32_t k_i = z.ipa.k_pu / 10;
     z.ipa.k_i = k_i > 0 ? k_i : 1;
   }
-  if (z.spec.k_po) z.ipa.k_po = *z.spec.k_po;
-  if (z.spec.k_pu) z.ipa.k_pu = *z.spec.k_pu;
-  if (z.spec.k_i) z.ipa.k_i = *z.spec.k_i;
-  if (z.spec.k_d) z.ipa.k_d = *z.spec.k_d;
 }
 
 // pid_controller (6.1). err = (control - T) << 10.
@@ -383,8 +421,8 @@ std::uint32_t KernelThermal::ipa_pid(Zone& z, std::int32_t control_mc,
 //  - divvy up: g_i = round(wr_i * budget / sum wr) capped at m_i; the capped
 //    surplus is shared out again in proportion to each actor's headroom
 //    m_i - g_i (bounded by the total headroom);
-//  - target_i = clamp(power2state(g_i), lower, upper), where power2state is
-//    the shallowest state whose full-load power fits g_i, else the deepest.
+//  - target_i = clamp(power2state(g_i), lower, upper), power2state being
+//    the actor's driver's: the grant is normalised by the last load first.
 void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
   if (!z.trip_max_desired || trip != *z.trip_max_desired) return;
   if (z.trip_switch_on && z.temperature_mc < z.spec.trips[*z.trip_switch_on].temp.mc()) {
@@ -418,7 +456,7 @@ void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
   std::size_t a = 0;
   for (const auto& in : z.instances) {
     if (in.trip != *z.trip_max_desired) continue;
-    const std::uint32_t req = requested_mw_[in.cdev];
+    const std::uint32_t req = requested_power_mw(in.cdev);
     const std::int64_t weight = total_weight == 0 ? (1 << kFracBits) : in.weight;
     weighted[a] = static_cast<std::uint32_t>(frac_to_int(weight * req));
     max_power[a] = cdevs_[in.cdev].state_power_mw[in.lower];
@@ -453,14 +491,7 @@ void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
   a = 0;
   for (auto& in : z.instances) {
     if (in.trip != *z.trip_max_desired) continue;
-    const auto& table = cdevs_[in.cdev].state_power_mw;
-    std::uint32_t state = cdevs_[in.cdev].max_state;
-    for (std::uint32_t s = 0; s <= cdevs_[in.cdev].max_state; ++s)
-      if (granted[a] >= table[s]) {
-        state = s;
-        break;
-      }
-    in.target = std::clamp(state, in.lower, in.upper);
+    in.target = std::clamp(power2state(in.cdev, granted[a]), in.lower, in.upper);
     dirty_[in.cdev] = true;
     ++a;
   }

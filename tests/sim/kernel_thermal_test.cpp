@@ -27,9 +27,9 @@ KernelCoolingMap map(std::string trip_name, std::string device, std::uint32_t we
   return m;
 }
 
-CoolingDevice cdev(std::string name, std::uint32_t max_state,
-                   std::vector<std::uint32_t> power = {}) {
-  return CoolingDevice{std::move(name), max_state, std::move(power)};
+CoolingDevice cdev(std::string name, std::uint32_t max_state, std::vector<std::uint32_t> power = {},
+                   PowerActor actor = PowerActor::none) {
+  return CoolingDevice{std::move(name), max_state, std::move(power), actor};
 }
 
 constexpr auto kPassive = KernelTripSpec::Type::passive;
@@ -203,10 +203,11 @@ KernelZoneSpec ipa_zone() {
 }
 
 TEST(PowerAllocatorTest, EstimatesDefaultsFromDeepestStates) {
-  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}), cdev("gpu", 1, {4000, 500})});
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq),
+                   cdev("gpu", 1, {4000, 500}, PowerActor::devfreq)});
   const auto z = k.add_zone(ipa_zone(), Governor::power_allocator);
-  k.set_requested_power_mw(0, 3000);
-  k.set_requested_power_mw(1, 4000);
+  k.set_load(0, 100);               // requested 3000 * 100 / 100
+  k.set_load(1, 1024);              // requested 4000 * 1024 >> 10
   k.update_zone(z, MilliC(45000));  // at the control temperature: err = 0
   const auto& s = k.ipa(z);
   EXPECT_EQ(s.sustainable_power_mw, 1500u);    // 1000 + 500
@@ -224,12 +225,13 @@ TEST(PowerAllocatorTest, EstimatesDefaultsFromDeepestStates) {
 }
 
 TEST(PowerAllocatorTest, ProportionalAndIntegralTerms) {
-  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}), cdev("gpu", 1, {4000, 500})});
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq),
+                   cdev("gpu", 1, {4000, 500}, PowerActor::devfreq)});
   auto spec = ipa_zone();
   spec.sustainable_power_mw = 2000;
   const auto z = k.add_zone(spec, Governor::power_allocator);
-  k.set_requested_power_mw(0, 3000);
-  k.set_requested_power_mw(1, 3000);
+  k.set_load(0, 100);  // requested 3000
+  k.set_load(1, 768);  // requested 4000 * 768 >> 10 = 3000
   // Undershoot by 2 °C: no integration (err >= integral_cutoff = 0).
   k.update_zone(z, MilliC(43000));
   const std::int64_t k_pu = (2 * 2000 << 10) / 5000;  // 819
@@ -251,27 +253,31 @@ TEST(PowerAllocatorTest, ProportionalAndIntegralTerms) {
 }
 
 TEST(PowerAllocatorTest, SurplusIsReDividedByHeadroom) {
-  // gpu asks for far more than it may get: its excess goes to the cpu.
-  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}), cdev("gpu", 1, {1000, 500})});
+  // gpu asks for more than it may get: its excess goes to the cpu.
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq),
+                   cdev("gpu", 1, {1000, 500}, PowerActor::devfreq)});
   auto spec = ipa_zone();
   spec.sustainable_power_mw = 3000;
   const auto z = k.add_zone(spec, Governor::power_allocator);
-  k.set_requested_power_mw(0, 1000);
-  k.set_requested_power_mw(1, 3000);
-  k.update_zone(z, MilliC(45000));  // budget 3000: cpu 750, gpu 2250 -> capped 1000
-  // surplus 1250; headroom cpu 2250, gpu 0 -> cpu + 1250 = 2000.
+  k.set_load(0, 25);    // requested 3000 * 25 / 100 = 750
+  k.set_load(1, 1024);  // requested 1000
+  EXPECT_EQ(k.requested_power_mw(0), 750u);
+  EXPECT_EQ(k.requested_power_mw(1), 1000u);
+  // budget 3000: cpu round(3000 * 750 / 1750) = 1286, gpu 1714 -> capped
+  // 1000; surplus 714, headroom cpu 1714, gpu 0 -> cpu + 714 = 2000.
+  k.update_zone(z, MilliC(45000));
   EXPECT_EQ(k.ipa(z).granted_mw[0], 2000u);
   EXPECT_EQ(k.ipa(z).granted_mw[1], 1000u);
-  EXPECT_EQ(k.cur_state(0), 1u);
+  EXPECT_EQ(k.cur_state(0), 0u);  // 2000 at 25 % load is 8000 at full load
   EXPECT_EQ(k.cur_state(1), 0u);
 }
 
 TEST(PowerAllocatorTest, ReleasesBelowSwitchOn) {
-  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000})});
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)});
   auto spec = ipa_zone();
   spec.cooling = {map("control", "cpu")};
   const auto z = k.add_zone(spec, Governor::power_allocator);
-  k.set_requested_power_mw(0, 3000);
+  k.set_load(0, 100);
   k.update_zone(z, MilliC(50000));
   EXPECT_EQ(k.cur_state(0), 2u);
   EXPECT_TRUE(k.ipa(z).active);
@@ -279,6 +285,51 @@ TEST(PowerAllocatorTest, ReleasesBelowSwitchOn) {
   EXPECT_EQ(k.cur_state(0), 0u);
   EXPECT_FALSE(k.ipa(z).active);
   EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
+}
+
+// 6.1's get_sustainable_power re-estimates k_po, k_pu and k_i on the first
+// allocation (the governor's copy of the sustainable power starts at 0), so
+// gains written after registration do not survive it; k_d does.
+TEST(PowerAllocatorTest, WrittenGainsLastUntilTheFirstAllocation) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)});
+  auto spec = ipa_zone();
+  spec.cooling = {map("control", "cpu")};
+  spec.sustainable_power_mw = 2000;
+  spec.k_po = 5;
+  spec.k_pu = 6;
+  spec.k_i = 7;
+  spec.k_d = 8;
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  EXPECT_EQ(k.ipa(z).k_po, 5);
+  EXPECT_EQ(k.ipa(z).k_d, 8);
+  k.set_load(0, 100);
+  k.update_zone(z, MilliC(44000));
+  EXPECT_EQ(k.ipa(z).k_po, (2000 << 10) / 5000);
+  EXPECT_EQ(k.ipa(z).k_pu, (2 * 2000 << 10) / 5000);
+  EXPECT_EQ(k.ipa(z).k_i, (2 * 2000 << 10) / 5000 / 10);
+  EXPECT_EQ(k.ipa(z).k_d, 8);
+}
+
+// cpufreq_power2state and devfreq_cooling_power2state divide the grant by
+// the last load before the table lookup.
+TEST(PowerAllocatorTest, Power2StateNormalisesByLastLoad) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq),
+                   cdev("gpu", 2, {3000, 2000, 1000}, PowerActor::devfreq)});
+  k.set_load(0, 50);   // 1000 * 100 / 50 = 2000
+  k.set_load(1, 512);  // (1000 << 10) / 512 = 2000
+  EXPECT_EQ(k.power2state(0, 1000), 1u);
+  EXPECT_EQ(k.power2state(1, 1000), 1u);
+  EXPECT_EQ(k.power2state(0, 999), 2u);  // 1998: only the deepest state fits
+  k.set_load(0, 0);                      // no load: divided by 1
+  EXPECT_EQ(k.power2state(0, 30), 0u);
+  k.set_load(1, 0);  // busy_time is at least 1
+  EXPECT_EQ(k.power2state(1, 3), 0u);
+  k.set_load(0, 100);
+  k.set_load(1, 1024);
+  EXPECT_EQ(k.power2state(0, 1999), 2u);  // full load: the plain table
+  EXPECT_EQ(k.power2state(1, 2000), 1u);
+  EXPECT_EQ(k.requested_power_mw(0), 3000u);
+  EXPECT_EQ(k.requested_power_mw(1), 3000u);
 }
 
 TEST(GovernorNamesTest, RoundTrip) {

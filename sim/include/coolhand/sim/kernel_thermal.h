@@ -39,6 +39,20 @@ enum class Governor : std::uint8_t { none, step_wise, bang_bang, fair_share, pow
 inline constexpr Governor kKernelGovernors[] = {Governor::step_wise, Governor::bang_bang,
                                                 Governor::fair_share, Governor::power_allocator};
 
+// The 6.1 cooling driver behind a power actor. It fixes the unit of the
+// actor's load and how load enters get_requested_power and power2state:
+//  - cpufreq (drivers/thermal/cpufreq_cooling.c), a one-CPU policy: load in
+//    percent (get_load: 100 * busy / elapsed since the last request, floor);
+//    requested = state2power(cur) * load / 100; power2state compares
+//    granted * 100 / (load ?: 1) with the table;
+//  - devfreq (drivers/thermal/devfreq_cooling.c, Energy Model, no
+//    get_real_power): load is busy_time normalised to 1024 (_normalize_load,
+//    at least 1); requested = state2power(cur) * busy >> 10; power2state
+//    compares (granted << 10) / busy with the table.
+// Either way power2state picks the shallowest state whose full-load power is
+// at most the normalised grant, else the deepest state.
+enum class PowerActor : std::uint8_t { none, cpufreq, devfreq };
+
 // A cooling device as the core sees it.
 struct CoolingDevice {
   std::string name;
@@ -46,6 +60,7 @@ struct CoolingDevice {
   // Power-actor ops (empty when the device has no Energy Model):
   // state2power, mW at full load per state.
   std::vector<std::uint32_t> state_power_mw;
+  PowerActor actor = PowerActor::none;
 };
 
 // Diagnostics of a power_allocator zone's last allocation, for tests.
@@ -74,10 +89,17 @@ class KernelThermal {
   // (zero means no polling).
   [[nodiscard]] policy::Millis next_delay(std::size_t zone) const;
 
-  // get_requested_power for a power actor: the power it draws now, mW.
-  void set_requested_power_mw(std::size_t cdev, std::uint32_t mw);
+  // The power actor's last load, in its driver's unit (see PowerActor:
+  // percent for cpufreq, busy/1024 for devfreq), as get_requested_power
+  // measures it; used for requested power and by power2state.
+  void set_load(std::size_t cdev, std::uint32_t load);
+  // get_requested_power from the current state and the last load, mW.
+  [[nodiscard]] std::uint32_t requested_power_mw(std::size_t cdev) const;
+  // power2state of the actor's driver at its last load.
+  [[nodiscard]] std::uint32_t power2state(std::size_t cdev, std::uint32_t granted_mw) const;
 
   [[nodiscard]] std::size_t cdev_count() const { return cdevs_.size(); }
+  [[nodiscard]] PowerActor actor(std::size_t cdev) const { return cdevs_[cdev].actor; }
   [[nodiscard]] std::uint32_t cur_state(std::size_t cdev) const { return cur_state_[cdev]; }
   [[nodiscard]] std::uint32_t critical_crossings(std::size_t zone) const;
   [[nodiscard]] const IpaSnapshot& ipa(std::size_t zone) const;
@@ -123,14 +145,16 @@ class KernelThermal {
 
   std::vector<CoolingDevice> cdevs_;
   std::vector<std::uint32_t> cur_state_;
-  std::vector<std::uint32_t> requested_mw_;
+  std::vector<std::uint32_t> load_;
   std::vector<bool> dirty_;  // cooling device needs __thermal_cdev_update (!cdev->updated)
   std::vector<Zone> zones_;
 };
 
 // Builds the cooling devices for a model: one per device, max_state =
 // max_level, state power = power_w (dynamic power at full load) for devices
-// with an Energy Model.
+// with an Energy Model. The Energy-Model device named "cpu" is a cpufreq
+// cooling device (one CPU cluster as a one-CPU policy); every other one is
+// a devfreq cooling device (a GPU's), see docs/simulator.md.
 [[nodiscard]] std::vector<CoolingDevice> cooling_devices_for(const ModelSpec& model);
 
 }  // namespace coolhand::sim
