@@ -37,6 +37,16 @@ EventSource event_source(const RuntimeOptions& o, const SensorBinding& b) {
   return EventSource::none;
 }
 
+void add_counters(policy::LoopCounters& into, const policy::LoopCounters& c) {
+  into.samples += c.samples;
+  into.pushed_samples += c.pushed_samples;
+  into.read_failures += c.read_failures;
+  into.sensors_lost += c.sensors_lost;
+  into.steps += c.steps;
+  into.resyncs += c.resyncs;
+  into.resumes += c.resumes;
+}
+
 const char* describe(EventSource e) {
   switch (e) {
     case EventSource::module:
@@ -430,14 +440,7 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
     }
   }
   // Keep the counters of the policy being replaced.
-  const policy::LoopCounters& c = bound_->loop->counters();
-  past_.samples += c.samples;
-  past_.pushed_samples += c.pushed_samples;
-  past_.read_failures += c.read_failures;
-  past_.sensors_lost += c.sensors_lost;
-  past_.steps += c.steps;
-  past_.resyncs += c.resyncs;
-  past_.resumes += c.resumes;
+  add_counters(past_, bound_->loop->counters());
   bound_ = std::move(*nb);
   remember_originals(*bound_);
   ++past_.reloads;
@@ -453,14 +456,7 @@ void Runtime::restore_all() {
 
 RuntimeCounters Runtime::counters() const {
   RuntimeCounters out = past_;
-  const policy::LoopCounters& c = bound_->loop->counters();
-  out.samples += c.samples;
-  out.pushed_samples += c.pushed_samples;
-  out.read_failures += c.read_failures;
-  out.sensors_lost += c.sensors_lost;
-  out.steps += c.steps;
-  out.resyncs += c.resyncs;
-  out.resumes += c.resumes;
+  add_counters(out, bound_->loop->counters());
   return out;
 }
 
