@@ -131,16 +131,14 @@ struct Runtime::Bound final : policy::SensorPort,
   // -- WindowPort: module-driven zones through WINDOW_SET with the
   // event_window file as the fallback; thermal-driven ones to the kernel's
   // user thresholds plus the event_window of a coolhand zone. True (the
-  // loop reads the zone once) when WINDOW_SET or the thresholds took.
+  // loop reads the zone once) when the kernel took the thresholds.
   bool watch(std::size_t slot, const policy::Window& w) override {
     const SensorSlot& s = sensors[slot];
     const SensorBinding& b = *s.binding;
     if (s.events == EventSource::module) {
       if (!rt.opts_.dry_run) {
-        // The module evaluates the new window only at the zone's next
-        // sample: a value already outside it would wait until then.
         const Status st = rt.hooks_.set_module_window(*b.coolhand_zone_id, w);
-        if (st) return true;
+        if (st) return false;
         rt.log_.debug("sensor {}: {}; writing event_window", s.name, st.error().to_string());
       }
       if (b.event_window_path) write_event_window(*b.event_window_path, w);
@@ -168,6 +166,9 @@ struct Runtime::Bound final : policy::SensorPort,
   // -- LoopObserver: log lines, and trip actions to the session.
   void sampled(std::size_t slot, MilliC value, bool pushed, Time /*now*/) override {
     rt.log_.debug("{} {} = {} m°C", pushed ? "event" : "sample", sensors[slot].name, value.mc());
+  }
+  void rechecked(std::size_t slot, MilliC value, Time /*now*/) override {
+    rt.log_.debug("recheck {} = {} m°C", sensors[slot].name, value.mc());
   }
   void read_failed(std::size_t slot, std::string_view why, Time /*now*/) override {
     rt.log_.debug("sensor {}: {}", sensors[slot].name, why);
@@ -386,7 +387,7 @@ void Runtime::on_zone_deleted(std::uint32_t tz_id, Time now) {
   for (std::size_t i = 0; i < b.sensors.size(); ++i) {
     SensorSlot& s = b.sensors[i];
     if (!s.binding || s.binding->thermal_zone_id != tz_id) continue;
-    log_.warning("sensor {}: thermal zone {} deleted", s.name, tz_id);
+    log_.warning("sensor {}: thermal zone {} deleted; lost", s.name, tz_id);
     s.binding.reset();
     s.events = EventSource::none;
     b.loop->sensor_gone(i, now);

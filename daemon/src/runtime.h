@@ -12,9 +12,7 @@
 //   - a coolhand module zone while the module's own family is subscribed:
 //     EVENT_TEMP and EVENT_TRIP carry its temperature. Its window goes to
 //     the module through KernelHooks::set_module_window (WINDOW_SET); when
-//     that fails, it is written to the zone's event_window file. The module
-//     compares a window with the temperature only at the zone's next
-//     sample, so after WINDOW_SET the loop reads the zone once;
+//     that fails, it is written to the zone's event_window file;
 //   - a thermal zone, or a coolhand zone through its mirrored thermal zone,
 //     while the thermal family is subscribed: SAMPLING_TEMP, TRIP_UP/DOWN,
 //     THRESHOLD_UP/DOWN. Its window goes to KernelHooks::set_thresholds

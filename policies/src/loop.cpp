@@ -88,6 +88,7 @@ void ControlLoop::recheck(std::size_t slot, const Window& w, Time now) {
     sample(slot, now);
     return;
   }
+  if (ports_.observer) ports_.observer->rechecked(slot, *r.value, now);
   if (*r.value > w.low && *r.value < w.high) return;
   take(slots_[slot], slot, *r.value, false, now);
 }

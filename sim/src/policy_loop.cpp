@@ -32,11 +32,10 @@ struct PolicyLoop::Ports final : policy::SensorPort, policy::KnobPort, policy::W
   void verify(std::size_t /*device*/) override {}
   void restore(std::size_t device) override { levels[device_of_engine[device]] = 0; }
 
-  // The EC takes the window as WINDOW_SET does; the loop then reads the
-  // sensor once, as the daemon does after WINDOW_SET.
+  // The EC takes the window as WINDOW_SET does, without a read back.
   bool watch(std::size_t slot, const Window& w) override {
     windows[slot] = w;
-    return true;
+    return false;
   }
 };
 

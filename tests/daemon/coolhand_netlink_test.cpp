@@ -432,25 +432,6 @@ TEST_F(ModuleRuntimeTest, TripEventCarriesTheTemperature) {
   EXPECT_EQ(rt->device_level("throttle"), 4u);
 }
 
-// The module compares a new window with the temperature only at the zone's
-// next sample. A value that left the window while WINDOW_SET went in would
-// wait until then; the runtime reads the zone once after WINDOW_SET.
-TEST_F(ModuleRuntimeTest, ValueThatLeftTheWindowDuringWindowSetIsNotMissed) {
-  auto rt = make({.module_events_available = true});
-  ASSERT_TRUE(rt);
-  const auto sent = windows.size();
-  hooks.module_window = [&](std::uint32_t zone, const policy::Window& w) -> Status {
-    windows.emplace_back(zone, w);
-    if (zone == 1) tree.write(kSkinTemp, 51000);  // moved while the window went in
-    return Ok{};
-  };
-  tree.write(kSkinTemp, 44000);
-  deliver(*rt, temp_event(1, 44000, 1));  // a report: a new window for zone 1
-  (void)rt->tick(now);
-  EXPECT_GT(windows.size(), sent + 1);  // the value read back moved the window again
-  EXPECT_EQ(rt->device_level("throttle"), 4u);
-}
-
 TEST_F(ModuleRuntimeTest, ThrottleEventByAnotherWriterIsReapplied) {
   auto rt = make({.module_events_available = true});
   ASSERT_TRUE(rt);

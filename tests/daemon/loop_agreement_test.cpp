@@ -176,13 +176,13 @@ class Agreement : public ::testing::Test {
       }
     }
 
-    // The daemon's side: windows programmed per thermal zone as user
-    // thresholds (6.13+), which report crossings of exactly that window, as
-    // the simulated EC does.
+    // The daemon's side: windows programmed per thermal zone, as a kernel
+    // with sampling events would apply them (no read back, as the simulated
+    // EC's WINDOW_SET).
     std::map<std::uint32_t, policy::Window> windows;
     hooks.thresholds = [&](std::uint32_t zone, const policy::Window& w) {
       windows[zone] = w;
-      return true;
+      return false;
     };
     auto created = Runtime::create(std::move(doc), fs, log, {.events_available = events}, &hooks);
     ASSERT_TRUE(created) << created.error().to_string();

@@ -105,6 +105,8 @@ class LoopObserver {
  public:
   virtual ~LoopObserver() = default;
   virtual void sampled(std::size_t /*slot*/, MilliC /*value*/, bool /*pushed*/, Time /*now*/) {}
+  // The read after a watched window (before it is handed on, if outside).
+  virtual void rechecked(std::size_t /*slot*/, MilliC /*value*/, Time /*now*/) {}
   virtual void read_failed(std::size_t /*slot*/, std::string_view /*why*/, Time /*now*/) {}
   virtual void sensor_lost(std::size_t /*slot*/, std::uint32_t /*failures*/,
                            std::string_view /*why*/, Time /*now*/) {}

@@ -8,9 +8,7 @@
 //    lies outside the window the loop last set (T <= low or T >= high) is
 //    pushed to the loop, as EVENT_TEMP would be; before a window is set,
 //    nothing is pushed (the loop reads every sensor when it starts). Setting
-//    a window never reports by itself, as WINDOW_SET does not; the loop
-//    reads the sensor once after each new window, as coolhandd does after
-//    WINDOW_SET.
+//    a window never reports by itself, as WINDOW_SET does not.
 //  - Delivery::polled: the loop reads the latest sample at its adaptive
 //    poll interval, as coolhandd reads a hwmon attribute.
 //  - Reads never fail and knobs always take their level: the model has no
