@@ -133,9 +133,10 @@ grep 'thermal netlink: received' $L | sed 's/^.*thermal netlink: /STORM: coolhan
 received=$(echo "$line" | sed -n 's/.*received \([0-9]*\).*/\1/p')
 overruns=$(echo "$line" | sed -n 's/.*overruns \([0-9]*\).*/\1/p')
 gaps=$(echo "$line" | sed -n 's/.*gaps \([0-9]*\).*/\1/p')
+counted=$(echo "$line" | sed -n 's/.*lost \([0-9]*\).*/\1/p')
 echo "STORM: events the module produced while coolhandd ran: $produced (sequence $seq1 -> $seq2)"
 lost=$((produced - received))
-echo "STORM: events coolhandd did not receive: $lost; counted as lost: overruns $overruns, gaps $gaps"
+echo "STORM: events coolhandd did not receive: $lost; the daemon counted: lost ${counted:-?} (overruns $overruns, gaps $gaps)"
 if [ "$lost" -eq 0 ] || [ $((overruns + gaps)) -gt 0 ]; then
 	echo "STORM: every lost event is accounted for (none lost, or the loss was counted)"
 else

@@ -206,6 +206,9 @@ bool CoolhandMessageHandler::handle(nl_msg* msg) {
   bool gap = false;
   if (last_seq_ && ev->seq != static_cast<std::uint32_t>(*last_seq_ + 1)) {
     ++counters_.gaps;
+    // Sequence numbers wrap at 2^32; a step back (a repeat) loses nothing.
+    const std::uint32_t skipped = ev->seq - *last_seq_ - 1U;
+    if (skipped < 0x80000000U) counters_.lost += skipped;
     gap = true;
     log_.debug("coolhand netlink: sequence {} after {}: events lost", ev->seq, *last_seq_);
   }

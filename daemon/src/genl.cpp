@@ -14,8 +14,9 @@ namespace coolhand::daemon {
 
 std::string counters_line(const NetlinkCounters& c) {
   return fmt::format(
-      "received {}, accepted {}, spoofed {}, malformed {}, foreign {}, overruns {}, gaps {}",
-      c.received, c.accepted, c.spoofed, c.malformed, c.foreign, c.overruns, c.gaps);
+      "received {}, accepted {}, spoofed {}, malformed {}, foreign {}, overruns {}, gaps {}, "
+      "lost {}",
+      c.received, c.accepted, c.spoofed, c.malformed, c.foreign, c.overruns, c.gaps, c.lost);
 }
 
 Result<GenlSocket> connect_genl() {

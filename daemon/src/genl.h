@@ -37,6 +37,9 @@ struct NetlinkCounters {
   std::uint64_t foreign = 0;    // not the family's
   std::uint64_t overruns = 0;   // ENOBUFS
   std::uint64_t gaps = 0;       // sequence number gaps
+  // Events the sequence numbers say were sent but never received (families
+  // with a sequence attribute: coolhand's COOLHAND_A_SEQ).
+  std::uint64_t lost = 0;
 };
 
 // One line of counters for the log: "received N, accepted N, ...".

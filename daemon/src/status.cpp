@@ -72,7 +72,7 @@ StatusSnapshot snapshot(const Runtime& rt, const NetlinkCounters* netlink) {
         {"netlink_received", netlink->received}, {"netlink_accepted", netlink->accepted},
         {"netlink_spoofed", netlink->spoofed},   {"netlink_malformed", netlink->malformed},
         {"netlink_foreign", netlink->foreign},   {"netlink_overruns", netlink->overruns},
-        {"netlink_gaps", netlink->gaps}};
+        {"netlink_gaps", netlink->gaps},         {"netlink_lost", netlink->lost}};
     for (const auto& [name, n] : nl) s.counters.emplace_back(name, n);
   }
   return s;

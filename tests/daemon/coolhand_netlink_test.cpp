@@ -282,7 +282,8 @@ TEST_F(CoolhandNetlinkTest, SequenceGapAsksForResync) {
   EXPECT_TRUE(handler.handle(temp_event(0, 46000, 9).get()));  // 7 and 8 were lost
   EXPECT_FALSE(handler.handle(temp_event(0, 47000, 10).get()));
   EXPECT_EQ(handler.counters().gaps, 1u);
-  EXPECT_EQ(events.size(), 4u);  // the event after a gap is still used
+  EXPECT_EQ(handler.counters().lost, 2u);  // every lost event counted, not just the gap
+  EXPECT_EQ(events.size(), 4u);            // the event after a gap is still used
 }
 
 TEST_F(CoolhandNetlinkTest, SequenceWrapsWithoutAGap) {
@@ -290,6 +291,9 @@ TEST_F(CoolhandNetlinkTest, SequenceWrapsWithoutAGap) {
   EXPECT_FALSE(handler.handle(temp_event(0, 45000, 0).get()));
   EXPECT_TRUE(handler.handle(temp_event(0, 45000, 0).get()));  // a repeat is not the next one
   EXPECT_EQ(handler.counters().gaps, 1u);
+  EXPECT_EQ(handler.counters().lost, 0u);                      // nothing was skipped
+  EXPECT_TRUE(handler.handle(temp_event(0, 45000, 3).get()));  // 1 and 2 lost, across no wrap
+  EXPECT_EQ(handler.counters().lost, 2u);
 }
 
 TEST(ModuleWindow, ClampsToTheModulesLimits) {
