@@ -169,6 +169,14 @@ static void kd_critical(struct thermal_zone_device *tz)
 
 void kd_reset(void)
 {
+  int i;
+
+  /* As the core does when a zone goes away: the governor frees what its
+   * bind_to_tz allocated (power_allocator's params). */
+  for (i = 0; i < nzones; i++) {
+    if (zones[i].tz.governor && zones[i].tz.governor->unbind_from_tz)
+      zones[i].tz.governor->unbind_from_tz(&zones[i].tz);
+  }
   memset(cdevs, 0, sizeof(cdevs));
   memset(zones, 0, sizeof(zones));
   memset(instances, 0, sizeof(instances));
