@@ -2,9 +2,11 @@
 # Builds every libFuzzer target with clang in its own build dir and runs each
 # for a share of a bounded total time:
 #   fuzz/config  fuzz_config_loader     the policy loader
+#                fuzz_device_file       the device-description loader
 #   fuzz/daemon  fuzz_sysfs_parse       the daemon's sysfs attribute parsers
 #                fuzz_thermal_netlink   thermal generic-netlink messages
 #                fuzz_coolhand_netlink  coolhand generic-netlink messages
+#                fuzz_state_file        the knob-originals state file
 #   fuzz/sim     fuzz_sim_model         the simulator's model loader
 #                fuzz_sim_csv           workload / sensor-trace CSV reader
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
@@ -12,7 +14,7 @@
 # reproduction:
 #   <build>/fuzz/<area>/<target> <artifact>
 #
-# Usage: scripts/run-fuzz.sh [total-seconds]   (default: $FUZZ_SECONDS, else 72)
+# Usage: scripts/run-fuzz.sh [total-seconds]   (default: $FUZZ_SECONDS, else 96)
 #        scripts/run-fuzz.sh --runs N [target...]   (N executions each, for
 #        measuring; prints each target's execution count and time)
 # Env:   COOLHAND_FUZZ_BUILD  build dir (default build-fuzz in the repo)
@@ -24,9 +26,11 @@ build="${COOLHAND_FUZZ_BUILD:-$root/build-fuzz}"
 # target, area, dictionary, seed corpus (relative to fuzz/; "-" for none)
 targets=(
   "fuzz_config_loader config config/yaml.dict config/corpus"
+  "fuzz_device_file config config/yaml.dict ../config/devices"
   "fuzz_sysfs_parse daemon - -"
   "fuzz_thermal_netlink daemon - -"
   "fuzz_coolhand_netlink daemon - -"
+  "fuzz_state_file daemon - daemon/corpus/state_file"
   "fuzz_sim_model sim sim/model.dict sim/corpus-model"
   "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
 )
@@ -39,7 +43,7 @@ if [[ "${1:-}" == "--runs" ]]; then
   selected=("$@")
   total=0
 else
-  total="${1:-${FUZZ_SECONDS:-72}}"
+  total="${1:-${FUZZ_SECONDS:-96}}"
 fi
 
 names=()
