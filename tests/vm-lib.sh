@@ -13,6 +13,11 @@
 #       resolves for it and the loader, at the paths ldd names (the loader's
 #       default search path finds them in the guest).
 # vm_pack_initramfs ROOT OUT: a gzipped newc cpio of ROOT.
+# vm_kernel_headers: sets $kver to the Debian ABI version whose kbuild tree
+#       is installed (/lib/modules/<ver>/build), or skips.
+# vm_build_kmod KMOD_SRC OUT: coolhand.ko and coolhand_emul.ko built for
+#       $kver into OUT (Kbuild turns warnings into errors; any other warning
+#       fails too).
 
 skip() {
   if [ "${CI:-}" = true ]; then
@@ -60,4 +65,28 @@ vm_copy_dynamic() {
 
 vm_pack_initramfs() {
   (cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
+vm_kernel_headers() {
+  local build
+  kver=""
+  for build in /lib/modules/*/build; do
+    [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
+  done
+  [ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
+}
+
+vm_build_kmod() {
+  local src=$1 out=$2 ko
+  echo "$VM_NAME: building coolhand.ko and coolhand_emul.ko for $kver in $out"
+  rm -rf "$out"
+  mkdir -p "$out"
+  make -s -C "$src" BUILD_DIR="$out" KVER="$kver" -j2 >"$out.log" 2>&1 || {
+    cat "$out.log"
+    fail "module build failed"
+  }
+  grep -i 'warning' "$out.log" | grep -v 'Skipping BTF' && fail "module build printed warnings"
+  for ko in coolhand coolhand_emul; do
+    [ -s "$out/$ko.ko" ] || fail "no $out/$ko.ko after the build"
+  done
 }

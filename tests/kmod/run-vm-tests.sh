@@ -49,11 +49,7 @@ VM_NAME=run-vm-tests.sh
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
-kver=""
-for build in /lib/modules/*/build; do
-  [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
-done
-[ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
+vm_kernel_headers
 vm_check_tools
 vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
 [ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
@@ -63,18 +59,9 @@ if [ -z "$daemon_bin" ] && [ "${CI:-}" = true ]; then
 fi
 [ -z "$daemon_bin" ] || [ -x "$daemon_bin" ] || fail "coolhandd '$daemon_bin' not built"
 
-# ---- build the module (Kbuild turns warnings into errors)
-echo "run-vm-tests.sh: building coolhand.ko and coolhand_emul.ko for $kver in $work/kmod"
-rm -rf "$work/kmod"
+# ---- build the module
 mkdir -p "$work"
-make -s -C "$kmod_src" BUILD_DIR="$work/kmod" KVER="$kver" -j2 >"$work/build.log" 2>&1 || {
-  cat "$work/build.log"
-  fail "module build failed"
-}
-grep -i 'warning' "$work/build.log" | grep -v 'Skipping BTF' && fail "module build printed warnings"
-for ko in coolhand coolhand_emul; do
-  [ -s "$work/kmod/$ko.ko" ] || fail "no $work/kmod/$ko.ko after the build"
-done
+vm_build_kmod "$kmod_src" "$work/kmod"
 
 # ---- initramfs: busybox, the modules, the test program, /init
 root="$work/initramfs"
