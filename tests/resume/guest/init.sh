@@ -162,6 +162,13 @@ check "no resume counted before the suspend" resumes_are 0
 check "coolhandd still running before the suspend" kill -0 $DPID
 
 # 3. A real suspend to RAM, woken by the RTC alarm.
+# coolhand_pm_test=devices on the kernel command line (CONFIG_PM_DEBUG's
+# /sys/power/pm_test) runs the suspend without sleeping: the clocks do not
+# diverge, and the positive control below must fail. It proves the control.
+if [ -n "${coolhand_pm_test:-}" ]; then
+	echo "# pm_test=$coolhand_pm_test: suspend without sleeping; this run must FAIL"
+	echo "$coolhand_pm_test" >/sys/power/pm_test
+fi
 before=$(/guest_clocks)
 echo 0 >/sys/class/rtc/rtc0/wakealarm
 echo "+$SLEEP_SECONDS" >/sys/class/rtc/rtc0/wakealarm
