@@ -2,7 +2,8 @@
 # Install everything, build, and run every test coolhand has:
 #   1. the release build with warnings as errors: unit, config, simulator,
 #      daemon end-to-end tests, and the qemu guest tests (kernel module;
-#      coolhandd on 6.16 with user thresholds and on 6.1 without);
+#      coolhandd on 6.16 with user thresholds and on 6.1 without; coolhandd
+#      across a real S3 suspend, resume_vm);
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. every libFuzzer target (policy loader, daemon parsers, simulator
 #      model and CSV readers) for a bounded total time;
