@@ -216,7 +216,9 @@ void App::request_action(policy::TripAction a, const std::string& zone) {
 // After every wake-up: notice a resume, do what is due, re-arm the one timer.
 void App::reschedule() {
   const auto now = monotonic_now();
-  if (resume_.resumed(now, boottime_now())) rt_->on_resume(now);
+  // With logind connected, PrepareForSleep(false) reports the resume; the
+  // clock check is the fallback only, or one suspend would count twice.
+  if (!logind_ && resume_.resumed(now, boottime_now())) rt_->on_resume(now);
   if (resync_wanted_) {
     resync_wanted_ = false;
     rt_->resync(now);
