@@ -65,6 +65,11 @@ struct coolhand_sensor_ops {
  * @num_trips:	0..COOLHAND_MAX_TRIPS, at most one of each type
  * @poll_ms:	polling interval for sensors without set_window, ms (> 0)
  * @governor:	thermal governor for the mirrored zone, NULL for the default
+ * @tz_alert:	optional (temp_mc 0: none): an extra passive trip below the
+ *		passive trip, mirrored only into the thermal framework, where
+ *		it comes first: power_allocator's switch-on trip, as in a
+ *		device tree with two passive trips. Not a coolhand trip: no
+ *		events, alarms or sysfs files. Its type field is ignored.
  */
 struct coolhand_sensor_desc {
 	const char *name;
@@ -74,6 +79,7 @@ struct coolhand_sensor_desc {
 	unsigned int num_trips;
 	unsigned int poll_ms;
 	const char *governor;
+	struct coolhand_trip tz_alert;
 };
 
 /**
