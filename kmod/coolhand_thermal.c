@@ -207,8 +207,8 @@ void coolhand_thermal_update(struct coolhand_zone *zone)
  * The mirrored zone's passive count (set by step_wise and power_allocator):
  * while it is non-zero the thermal core polls at passive_delay_ms, else at
  * the polling delay. A lock-step driver that triggers every update itself
- * (passive_delay_ms=0, so the core arms no timer) reads it between updates
- * to keep the core's schedule. zone->lock keeps @tzd registered; tz->lock
+ * (the core's timer kept from firing: no polling, a long passive delay)
+ * reads it between updates to keep the core's schedule. zone->lock keeps @tzd registered; tz->lock
  * cannot be taken under it (set_trips takes them in the other order), so
  * the count is read as a snapshot. -ENODEV while no zone is mirrored.
  */

@@ -2,8 +2,11 @@
 # /init of the lockstep guest (packed by tests/lockstep/run-lockstep.sh
 # with busybox, coolhand.ko, coolhand_emul.ko, lockstep_guest with its
 # libraries, the model, the workloads and /runs: one "GOVERNOR WORKLOAD
-# SEED" per line). The core is loaded once with passive_delay_ms=0 (no
-# thermal-core timer, see lockstep_guest.cpp); for every run the emulated
+# SEED" per line). The core is loaded once with passive_delay_ms=3600000
+# (one hour: the thermal core's timer never fires within a run of a few
+# seconds, see lockstep_guest.cpp; not 0, because 6.1's power_allocator
+# divides its derivative term by the passive delay and oopses on 0); for
+# every run the emulated
 # platform is loaded afresh with the model's zones (fresh governor state),
 # the run prints its trace on the console, and the platform is unloaded.
 #
@@ -21,7 +24,7 @@ dmesg -n 1
 kver=$(uname -r)
 failed=0
 start=$(cut -d. -f1 /proc/uptime)
-if ! insmod /coolhand.ko critical_report_only=1 passive_delay_ms=0; then
+if ! insmod /coolhand.ko critical_report_only=1 passive_delay_ms=3600000; then
 	echo "LOCKSTEP-ERROR: insmod coolhand.ko failed"
 	failed=1
 fi

@@ -10,10 +10,14 @@
 //       run WORKLOAD against the loaded emulated platform; print the
 //       level trace (lockstep_trace.h) on stdout
 //
-// How an update is made (the choice issue 14 asks to document): coolhand.ko
-// is loaded with passive_delay_ms=0 and the zones have no polling delay, so
-// the thermal core arms no timer at all; coolhand_emul.ko runs with
-// emul_lockstep=1, so writing a temperature raises no interrupt either.
+// How an update is made (the choice issue 14 asks to document): the zones
+// have no polling delay and coolhand.ko is loaded with a passive delay of
+// one hour, so the thermal core's own timer never fires during a run (a run
+// takes seconds; 0 would arm no timer at all, but 6.1's power_allocator
+// divides its derivative term by the passive delay and oopses on 0; with
+// k_d = 0, the baselines' value, the delay does not enter its arithmetic);
+// coolhand_emul.ko runs with emul_lockstep=1, so writing a temperature
+// raises no interrupt either.
 // Each zone update is then, explicitly: write the model sensor's reading
 // (noise and quantisation included) to sensor<i>/temp, write 1 to
 // sensor<i>/notify (the EC's interrupt: coolhand_zone_notify ->
