@@ -588,6 +588,10 @@ coolhand_check_throttle_desc(struct device *dev,
 			if (desc->power_mw[i] > desc->power_mw[i - 1])
 				return -EINVAL;
 	}
+	if (desc->load_scale &&
+	    ((desc->load_scale != 100 && desc->load_scale != 1024) ||
+	     !desc->power_mw || !desc->ops->get_load))
+		return -EINVAL;
 	return 0;
 }
 
@@ -623,6 +627,7 @@ coolhand_throttle_register(struct device *dev,
 	thr->ops = desc->ops;
 	thr->drvdata = drvdata;
 	thr->max_level = desc->max_level;
+	thr->load_scale = desc->load_scale;
 	mutex_init(&thr->lock);
 	INIT_LIST_HEAD(&thr->bindings);
 	if (desc->power_mw) {

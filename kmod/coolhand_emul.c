@@ -19,6 +19,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/coolhand.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
@@ -60,6 +61,12 @@ static unsigned int emul_power_mw_count;
 module_param_array(emul_power_mw, charp, &emul_power_mw_count, 0444);
 MODULE_PARM_DESC(emul_power_mw,
 		 "Power table of each emulated device: mW per level 0..max, colon-separated, non-increasing (default 3000 falling linearly to 500)");
+
+static unsigned int emul_load_scale[COOLHAND_EMUL_MAX];
+static unsigned int emul_load_scale_count;
+module_param_array(emul_load_scale, uint, &emul_load_scale_count, 0444);
+MODULE_PARM_DESC(emul_load_scale,
+		 "Load scale of each emulated device: 0 = power table is drawn power (default); 100 / 1024 = full-load power weighed by throttle<i>/load, as cpufreq / devfreq cooling");
 
 static int emul_start_mc = 35000;
 module_param(emul_start_mc, int, 0444);
@@ -157,12 +164,14 @@ struct coolhand_emul_sensor {
  * @dev:	/sys/devices/coolhand_emul/throttle<i>; gets the throttling files
  * @thr:	the registered throttle control
  * @level:	applied level; serialised by the core's throttle lock
+ * @load:	load user space set (throttle<i>/load), 1/load_scale
  * @power_mw:	power table, @max_level + 1 entries, mW
  */
 struct coolhand_emul_device {
 	struct device dev;
 	struct coolhand_throttle *thr;
 	unsigned int level;
+	atomic_t load;
 	u32 power_mw[];
 };
 
@@ -319,10 +328,48 @@ static int coolhand_emul_set_level(struct coolhand_throttle *thr,
 	return 0;
 }
 
+static int coolhand_emul_get_load(struct coolhand_throttle *thr, u32 *load)
+{
+	struct coolhand_emul_device *d = coolhand_throttle_get_drvdata(thr);
+
+	*load = atomic_read(&d->load);
+	return 0;
+}
+
 static const struct coolhand_throttle_ops coolhand_emul_throttle_ops = {
 	.get_level = coolhand_emul_get_level,
 	.set_level = coolhand_emul_set_level,
+	.get_load = coolhand_emul_get_load,
 };
+
+/*
+ * The component's load as its driver would measure it (busy time since
+ * the previous request), in 1/load_scale; set by whoever drives the
+ * emulated workload. Only read with a load scale.
+ */
+static ssize_t load_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_emul_device(dev)->load));
+}
+
+static ssize_t load_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	unsigned int load;
+
+	if (kstrtouint(buf, 10, &load) || load > 1024)
+		return -EINVAL;
+	atomic_set(&to_emul_device(dev)->load, load);
+	return count;
+}
+static DEVICE_ATTR_RW(load);
+
+static struct attribute *coolhand_emul_device_attrs[] = {
+	&dev_attr_load.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(coolhand_emul_device);
 
 static void coolhand_emul_sensor_release(struct device *dev)
 {
@@ -519,6 +566,7 @@ static int coolhand_emul_add_device(unsigned int i)
 	struct coolhand_throttle_desc desc = {
 		.max_level = coolhand_emul_max_level(i),
 		.ops = &coolhand_emul_throttle_ops,
+		.load_scale = i < emul_load_scale_count ? emul_load_scale[i] : 0,
 	};
 	struct coolhand_emul_device *d;
 	char name[COOLHAND_NAME_LEN];
@@ -536,6 +584,7 @@ static int coolhand_emul_add_device(unsigned int i)
 
 	device_initialize(&d->dev);
 	d->dev.parent = emul_root;
+	d->dev.groups = coolhand_emul_device_groups;
 	d->dev.release = coolhand_emul_device_release;
 	ret = dev_set_name(&d->dev, "throttle%u", i);
 	if (ret)

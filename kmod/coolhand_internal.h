@@ -135,6 +135,9 @@ struct coolhand_zone {
  * @drvdata:	component driver data
  * @max_level:	deepest level
  * @power_mw:	@max_level + 1 entries or NULL, mW
+ * @load_scale:	see struct coolhand_throttle_desc
+ * @load:	last load read by get_requested_power, 1/@load_scale;
+ *		under @lock
  * @lock:	protects @level and serialises calls into @ops
  * @level:	last level applied or read
  * @bindings:	struct coolhand_binding list; protected by coolhand_lock
@@ -152,9 +155,11 @@ struct coolhand_throttle {
 	void *drvdata;
 	unsigned int max_level;
 	u32 *power_mw;
+	u32 load_scale;
 
 	struct mutex lock; /* level and throttle ops */
 	unsigned int level;
+	u32 load;
 
 	struct list_head bindings;
 

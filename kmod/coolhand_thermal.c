@@ -254,18 +254,43 @@ static int coolhand_cdev_set_cur_state(struct thermal_cooling_device *cdev,
 	return coolhand_throttle_set_level(thr, state);
 }
 
-/* A table-only device draws the power of its current level. */
+/*
+ * Requested power: the table's power at the current level, weighed by the
+ * load the component reports when it has a load scale, with the integer
+ * arithmetic of 6.1's cpufreq_cooling.c (power * load / 100, load 0 allowed)
+ * and devfreq_cooling.c (power * load >> 10, load at least 1). The load is
+ * kept for power2state, as those drivers keep their last load.
+ */
 static int coolhand_cdev_get_requested_power(struct thermal_cooling_device *cdev,
 					     u32 *power)
 {
 	struct coolhand_throttle *thr = cdev->devdata;
 	unsigned int level;
+	u32 load = 0;
 	int ret;
 
 	ret = coolhand_throttle_get_level(thr, &level);
-	if (!ret)
-		*power = thr->power_mw[level];
-	return ret;
+	if (ret)
+		return ret;
+	*power = thr->power_mw[level];
+	if (!thr->load_scale)
+		return 0;
+
+	mutex_lock(&thr->lock);
+	ret = thr->ops->get_load(thr, &load);
+	if (!ret) {
+		if (thr->load_scale == 1024)
+			load = max(load, 1U);
+		thr->load = load;
+	}
+	mutex_unlock(&thr->lock);
+	if (ret)
+		return ret;
+	if (thr->load_scale == 1024)
+		*power = (*power * load) >> 10;
+	else
+		*power = *power * load / 100;
+	return 0;
 }
 
 static int coolhand_cdev_state2power(struct thermal_cooling_device *cdev,
@@ -279,12 +304,26 @@ static int coolhand_cdev_state2power(struct thermal_cooling_device *cdev,
 	return 0;
 }
 
-/* The least throttled level whose power fits in @power (mW). */
+/*
+ * The least throttled level whose power fits in @power (mW), normalised to
+ * full load by the last load when the component has a load scale (6.1's
+ * cpufreq_power2state: power * 100 / (load ?: 1); devfreq_cooling_power2state:
+ * (s32)(power << 10) / load). The deepest level is the fallback.
+ */
 static int coolhand_cdev_power2state(struct thermal_cooling_device *cdev,
 				     u32 power, unsigned long *state)
 {
 	struct coolhand_throttle *thr = cdev->devdata;
 	unsigned int level;
+	u32 load;
+
+	mutex_lock(&thr->lock);
+	load = thr->load;
+	mutex_unlock(&thr->lock);
+	if (thr->load_scale == 100)
+		power = power * 100 / (load ?: 1);
+	else if (thr->load_scale == 1024)
+		power = (s32)(power << 10) / (s32)max(load, 1U);
 
 	for (level = 0; level < thr->max_level; level++)
 		if (thr->power_mw[level] <= power)

@@ -28,7 +28,11 @@ std::string join(const std::vector<std::string>& v, char sep) {
 std::variant<EmulParams, std::string> emul_params(const sim::ModelSpec& model,
                                                   sim::Governor governor) {
   std::vector<std::string> max_level, power, passive, passive_hyst, crit, alert, alert_hyst,
-      binding;
+      binding, load_scale;
+  for (const auto& c : sim::cooling_devices_for(model))
+    load_scale.emplace_back(c.actor == sim::PowerActor::cpufreq   ? "100"
+                            : c.actor == sim::PowerActor::devfreq ? "1024"
+                                                                  : "0");
   for (const auto& d : model.devices) {
     max_level.push_back(std::to_string(d.max_level()));
     std::vector<std::string> mw;
@@ -79,6 +83,7 @@ std::variant<EmulParams, std::string> emul_params(const sim::ModelSpec& model,
   std::ostringstream out;
   out << "emul_zones=" << model.kernel_zones.size() << " emul_devices=" << model.devices.size()
       << " emul_max_level=" << join(max_level, ',') << " emul_power_mw=" << join(power, ',')
+      << " emul_load_scale=" << join(load_scale, ',')
       << " emul_passive_mc=" << join(passive, ',')
       << " emul_passive_hyst_mc=" << join(passive_hyst, ',') << " emul_crit_mc=" << join(crit, ',')
       << " emul_alert_mc=" << join(alert, ',') << " emul_alert_hyst_mc=" << join(alert_hyst, ',')

@@ -26,7 +26,8 @@ struct EmulParams {
 
 // The parameters of coolhand_emul.ko (kmod/README, section 6) for the
 // model's kernel_zones under `governor`: zone i = kernel_zones[i], device d
-// = devices[d] (max level, power table in mW), each zone's trips (a first
+// = devices[d] (max level, power table in mW, load scale of the cooling
+// driver the simulator models: cpufreq 100, devfreq 1024), each zone's trips (a first
 // passive trip below another becomes the thermal-only alert trip), the
 // bindings to the control trip (for power_allocator only Energy-Model
 // devices, as sim::KernelThermal::add_zone binds), governor user_space at

@@ -136,9 +136,13 @@ class KernelController final : public sim::Controller {
       if (z.integral_cutoff_mc != 0)
         write_file(tz / "integral_cutoff", std::to_string(z.integral_cutoff_mc));
     }
-    for (std::size_t d = 0; d < model.devices.size(); ++d)
-      levels_.emplace_back(fs::path(kEmul) / ("throttle" + std::to_string(d)) / "throttling",
-                           O_RDONLY);
+    const auto cdevs = sim::cooling_devices_for(model);
+    for (std::size_t d = 0; d < model.devices.size(); ++d) {
+      const fs::path dev = fs::path(kEmul) / ("throttle" + std::to_string(d));
+      levels_.emplace_back(dev / "throttling", O_RDONLY);
+      loads_.emplace_back(dev / "load", O_WRONLY);
+      load_scale_.push_back(cdevs[d].actor == sim::PowerActor::devfreq ? 1024.0 : 100.0);
+    }
   }
 
   std::string name() const override { return std::string(sim::to_string(governor_)); }
@@ -146,9 +150,11 @@ class KernelController final : public sim::Controller {
 
   void control(const sim::ThermalModel& model, std::span<std::uint32_t> levels) override {
     const Time now = model.now();
+    accumulate_demand(model);
     bool any = false;
     for (auto& z : zones_) {
       if (!z.next || now < *z.next) continue;
+      if (!any) set_loads(model);
       any = true;
       z.temp.write(std::to_string(model.sensor(z.sensor).mc()));
       z.notify.write("1");
@@ -165,10 +171,44 @@ class KernelController final : public sim::Controller {
   }
 
  private:
+  // The load each device's driver would measure: its mean demand since the
+  // previous update round, written to throttle<d>/load before the round.
+  // The same rule as sim's GovernorController (governor_controller.cpp),
+  // which documents it; written out here because that class is internal.
+  void accumulate_demand(const sim::ThermalModel& model) {
+    const Time now = model.now();
+    const auto n = model.spec().devices.size();
+    if (held_.empty()) {
+      held_.assign(n, 0.0);
+      busy_ms_.assign(n, 0.0);
+      window_start_ = now;
+    } else {
+      const auto dt = static_cast<double>((now - last_call_).count());
+      for (std::size_t d = 0; d < n; ++d) busy_ms_[d] += held_[d] * dt;
+    }
+    for (std::size_t d = 0; d < n; ++d) held_[d] = model.demand(d);
+    last_call_ = now;
+  }
+
+  void set_loads(const sim::ThermalModel& model) {
+    const auto window = static_cast<double>((model.now() - window_start_).count());
+    for (std::size_t d = 0; d < held_.size(); ++d) {
+      const double mean = window > 0 ? busy_ms_[d] / window : held_[d];
+      const auto load = static_cast<std::uint32_t>(
+          std::floor(std::clamp(mean, 0.0, 1.0) * load_scale_[d] + 1e-9));
+      loads_[d].write(std::to_string(load));
+      busy_ms_[d] = 0.0;
+    }
+    window_start_ = model.now();
+  }
+
   sim::Governor governor_;
   std::vector<Zone> zones_;
-  std::vector<SysFile> levels_;
+  std::vector<SysFile> levels_, loads_;
+  std::vector<double> load_scale_;
   std::uint64_t updates_ = 0;
+  std::vector<double> held_, busy_ms_;
+  Time window_start_{}, last_call_{};
 };
 
 int cmd_params(const sim::ModelSpec& model, sim::Governor governor) {
