@@ -163,13 +163,14 @@ int main(int argc, char** argv) {
       std::cerr << "lockstep_compare: " << err << "\n";
       return 2;
     }
-    std::printf("%s %s: identical %zu/%zu steps (%.2f %%), max skin %.3f/%.3f °C, performance "
-                "%.4f/%.4f (kernel/simulator), updates %llu/%llu\n",
-                row.pass ? "ok  " : "FAIL", k.label.c_str(), row.identical, row.steps,
-                100.0 * static_cast<double>(row.identical) / static_cast<double>(row.steps),
-                row.skin_kernel, row.skin_sim, row.perf_kernel, row.perf_sim,
-                static_cast<unsigned long long>(row.kernel_decisions),
-                static_cast<unsigned long long>(row.sim_decisions));
+    std::printf(
+        "%s %s: identical %zu/%zu steps (%.2f %%), max skin %.3f/%.3f °C, performance "
+        "%.4f/%.4f (kernel/simulator), updates %llu/%llu\n",
+        row.pass ? "ok  " : "FAIL", k.label.c_str(), row.identical, row.steps,
+        100.0 * static_cast<double>(row.identical) / static_cast<double>(row.steps),
+        row.skin_kernel, row.skin_sim, row.perf_kernel, row.perf_sim,
+        static_cast<unsigned long long>(row.kernel_decisions),
+        static_cast<unsigned long long>(row.sim_decisions));
     if (!row.first_difference.empty())
       std::printf("     first difference at %s\n", row.first_difference.c_str());
     failed += row.pass ? 0 : 1;

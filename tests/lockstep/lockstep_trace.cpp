@@ -3,8 +3,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -48,12 +48,12 @@ std::variant<EmulParams, std::string> emul_params(const sim::ModelSpec& model,
       const auto type = zone.trips[t].type;
       if (type == KernelTripSpec::Type::passive)
         passives.push_back(t);
-      else if (type == KernelTripSpec::Type::critical && !critical &&
-               zone.trips[t].hyst.mc() == 0)
+      else if (type == KernelTripSpec::Type::critical && !critical && zone.trips[t].hyst.mc() == 0)
         critical = t;
       else
-        return where + "coolhand_emul has at most one critical trip (hysteresis 0), no hot or "
-                       "active trips";
+        return where +
+               "coolhand_emul has at most one critical trip (hysteresis 0), no hot or "
+               "active trips";
     }
     if (passives.empty() || passives.size() > 2)
       return where + "coolhand_emul needs one or two passive trips";
@@ -70,8 +70,9 @@ std::variant<EmulParams, std::string> emul_params(const sim::ModelSpec& model,
     }
     for (const auto& map : zone.cooling) {
       if (map.trip != control.name || map.lower || map.upper || map.weight != 0)
-        return where + "coolhand_emul binds over the full range, with the default weight, to "
-                       "the last passive trip only (" +
+        return where +
+               "coolhand_emul binds over the full range, with the default weight, to "
+               "the last passive trip only (" +
                map.device + " on " + map.trip + ")";
       std::size_t d = 0;
       while (d < model.devices.size() && model.devices[d].name != map.device) ++d;
@@ -83,8 +84,7 @@ std::variant<EmulParams, std::string> emul_params(const sim::ModelSpec& model,
   std::ostringstream out;
   out << "emul_zones=" << model.kernel_zones.size() << " emul_devices=" << model.devices.size()
       << " emul_max_level=" << join(max_level, ',') << " emul_power_mw=" << join(power, ',')
-      << " emul_load_scale=" << join(load_scale, ',')
-      << " emul_passive_mc=" << join(passive, ',')
+      << " emul_load_scale=" << join(load_scale, ',') << " emul_passive_mc=" << join(passive, ',')
       << " emul_passive_hyst_mc=" << join(passive_hyst, ',') << " emul_crit_mc=" << join(crit, ',')
       << " emul_alert_mc=" << join(alert, ',') << " emul_alert_hyst_mc=" << join(alert_hyst, ',')
       << " emul_governor=user_space emul_lockstep=1";
@@ -163,8 +163,7 @@ std::variant<std::vector<RunTrace>, std::string> read_traces(std::istream& in) {
       std::vector<std::uint32_t> lv(nd);
       ls >> k;
       for (auto& l : lv) ls >> l;
-      if (!ls || k >= steps || k < next)
-        return where + "malformed LOCKSTEP-L";
+      if (!ls || k >= steps || k < next) return where + "malformed LOCKSTEP-L";
       if (next == 0 && k != 0) return where + "a run's trace must start at step 0";
       fill_to(k);
       last = lv;

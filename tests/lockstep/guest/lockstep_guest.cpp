@@ -55,7 +55,9 @@ namespace {
 
 constexpr const char* kEmul = "/sys/devices/coolhand_emul";
 
-[[noreturn]] void die(const std::string& what) { throw std::runtime_error(what); }
+[[noreturn]] void die(const std::string& what) {
+  throw std::runtime_error(what);
+}
 
 // A sysfs file kept open and accessed with pread/pwrite.
 class SysFile {
@@ -89,7 +91,9 @@ class SysFile {
   int fd_ = -1;
 };
 
-void write_file(const fs::path& p, const std::string& s) { SysFile(p, O_WRONLY).write(s); }
+void write_file(const fs::path& p, const std::string& s) {
+  SysFile(p, O_WRONLY).write(s);
+}
 
 // The zone class directory (/sys/class/coolhand/zoneN) of emulated sensor i.
 fs::path zone_dir(std::size_t i) {
@@ -117,8 +121,7 @@ class KernelController final : public sim::Controller {
       while (model.sensors[s].name != z.sensor) ++s;
       const fs::path sensor = fs::path(kEmul) / ("sensor" + std::to_string(i));
       const fs::path zone = zone_dir(i);
-      zones_.push_back(Zone{s, z.polling_delay, z.passive_delay,
-                            SysFile(sensor / "temp", O_WRONLY),
+      zones_.push_back(Zone{s, z.polling_delay, z.passive_delay, SysFile(sensor / "temp", O_WRONLY),
                             SysFile(sensor / "notify", O_WRONLY),
                             SysFile(zone / "thermal_passive", O_RDONLY), Time(0)});
       const fs::path tz = fs::canonical(zone / "thermal_zone");
@@ -240,7 +243,8 @@ int cmd_run(const sim::ModelSpec& spec, const std::string& workload_path, sim::G
 int main(int argc, char** argv) {
   const std::vector<std::string> a(argv + 1, argv + argc);
   try {
-    if (a.size() < 3) die("usage: lockstep_guest params MODEL GOVERNOR | run MODEL WORKLOAD GOVERNOR SEED LABEL");
+    if (a.size() < 3)
+      die("usage: lockstep_guest params MODEL GOVERNOR | run MODEL WORKLOAD GOVERNOR SEED LABEL");
     auto loaded = sim::load_model_file(a[1]);
     if (auto* e = std::get_if<coolhand::config::ConfigError>(&loaded)) die(e->to_string());
     const auto& spec = std::get<sim::ModelSpec>(loaded);
