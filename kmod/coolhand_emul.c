@@ -387,7 +387,10 @@ static unsigned int coolhand_emul_max_level(unsigned int i)
 	       emul_max_level[min(i, emul_max_level_count - 1)] : 10;
 }
 
-/* Zone @i's trips from the emul_* arrays; the core checks their ranges. */
+/*
+ * Zone @i's trips from the emul_* arrays (checked by
+ * coolhand_emul_check_params; the core checks the alert trip).
+ */
 static void coolhand_emul_zone_trips(unsigned int i,
 				     struct coolhand_sensor_desc *desc,
 				     struct coolhand_trip *trips)
@@ -485,6 +488,20 @@ static int coolhand_emul_check_params(enum coolhand_zone_kind *kinds)
 		kinds[i] = COOLHAND_KIND_COMPONENT;
 		if (i < emul_kind_count && coolhand_kind_parse(emul_kind[i],
 							       &kinds[i]))
+			return -EINVAL;
+	}
+	for (i = 0; i < emul_zones; i++) {
+		int passive = coolhand_emul_entry(emul_passive_mc,
+						  emul_passive_mc_count, i,
+						  60000);
+		int hyst = coolhand_emul_entry(emul_passive_hyst_mc,
+					       emul_passive_hyst_mc_count, i,
+					       2000);
+		int crit = coolhand_emul_entry(emul_crit_mc, emul_crit_mc_count,
+					       i, 95000);
+
+		if (passive < 0 || crit < 0 || hyst < 0 || hyst > passive ||
+		    (passive && crit && crit <= passive))
 			return -EINVAL;
 	}
 	for (i = 0; i < emul_binding_count; i++)
