@@ -7,6 +7,7 @@
 #
 #   scripts/measure-thermald-vm.sh [BUILD_DIR]      (default: build)
 #   WINDOW_S=60 scripts/measure-thermald-vm.sh build
+#   SCENARIOS=far,gaming scripts/measure-thermald-vm.sh   (default far,near,gaming)
 #
 # Needs scripts/install-deps.sh --vm (qemu, headers, busybox-static,
 # thermald) and a built coolhandd and coolhand-sim. Takes about
@@ -55,8 +56,8 @@ vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
 timeout $((6 * (WINDOW_S + 20) + 120)) "$qemu" -accel "${COOLHAND_VM_ACCEL:-tcg}" -cpu max \
   -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 peer_window=$WINDOW_S" \
+  -append "console=ttyS0 quiet panic=-1 peer_window=$WINDOW_S peer_scenarios=${SCENARIOS:-far,near,gaming}" \
   -nographic -no-reboot -net none -monitor none \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$work/serial.log" 2>&1 || true
-tr -d '\r' <"$work/serial.log" | grep -a '^PEER\|^# ' || true
+tr -d '\r' <"$work/serial.log" | sed -n 's/.*\(PEER\)/\1/p; /^# /p' || true
 grep -aq '^PEER-RESULT: DONE' "$work/serial.log" || fail "the guest did not finish (serial log above)"

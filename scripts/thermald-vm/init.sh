@@ -10,7 +10,9 @@
 # 44.6/44.8 °C each second below thermald's 45 °C trip and coolhandd's
 # 45 °C row, cpu 50 °C), gaming (cpu_therm and skin_therm readings of the
 # simulator's unthrottled gaming run, 1740-1800 s, at 10 Hz, /gaming.txt).
-# Prints "PEER <daemon> <scenario> wakeups=N vmrss_kb=N pss_kb=N".
+# Prints "PEER <daemon> <scenario> wakeups=N vmrss_kb=N pss_kb=N levels=L0,L1"
+# (the levels when the window closed). peer_window and peer_scenarios
+# (comma-separated) come from the kernel command line.
 export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -60,7 +62,9 @@ start_temps() {
 	esac
 }
 
-for scenario in far near gaming; do
+# The console's first line may carry terminal escapes: start on a fresh one.
+echo
+for scenario in $(echo "${peer_scenarios:-far,near,gaming}" | tr , ' '); do
 	for daemon in coolhandd thermald; do
 		start_temps "$scenario"
 		echo 0 >$E/throttle0/throttling
