@@ -342,6 +342,15 @@ static int coolhand_check_sensor_desc(const struct coolhand_sensor_desc *desc)
 			return -EINVAL;
 		seen[t->type] = true;
 	}
+	if (desc->tz_alert.temp_mc &&
+	    (!seen[COOLHAND_TRIP_PASSIVE] || desc->tz_alert.temp_mc < 0 ||
+	     desc->tz_alert.hyst_mc < 0 ||
+	     desc->tz_alert.hyst_mc > desc->tz_alert.temp_mc))
+		return -EINVAL;
+	for (i = 0; desc->tz_alert.temp_mc && i < desc->num_trips; i++)
+		if (desc->trips[i].type == COOLHAND_TRIP_PASSIVE &&
+		    desc->tz_alert.temp_mc >= desc->trips[i].temp_mc)
+			return -EINVAL;
 	return 0;
 }
 
@@ -365,6 +374,7 @@ static void coolhand_zone_init_state(struct coolhand_zone *zone,
 	zone->step_above_mc = coolhand_default_step_mc;
 	zone->tz_low_mc = INT_MIN;
 	zone->tz_high_mc = INT_MAX;
+	zone->tz_alert = desc->tz_alert;
 	if (desc->governor)
 		strscpy(zone->tzp.governor_name, desc->governor,
 			sizeof(zone->tzp.governor_name));
@@ -578,6 +588,10 @@ coolhand_check_throttle_desc(struct device *dev,
 			if (desc->power_mw[i] > desc->power_mw[i - 1])
 				return -EINVAL;
 	}
+	if (desc->load_scale &&
+	    ((desc->load_scale != 100 && desc->load_scale != 1024) ||
+	     !desc->power_mw || !desc->ops->get_load))
+		return -EINVAL;
 	return 0;
 }
 
@@ -613,6 +627,7 @@ coolhand_throttle_register(struct device *dev,
 	thr->ops = desc->ops;
 	thr->drvdata = drvdata;
 	thr->max_level = desc->max_level;
+	thr->load_scale = desc->load_scale;
 	mutex_init(&thr->lock);
 	INIT_LIST_HEAD(&thr->bindings);
 	if (desc->power_mw) {

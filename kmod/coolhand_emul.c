@@ -19,6 +19,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/coolhand.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
@@ -45,35 +46,93 @@ module_param_array(emul_kind, charp, &emul_kind_count, 0444);
 MODULE_PARM_DESC(emul_kind,
 		 "Kind of each emulated zone: cpu, component, cluster or skin (default component)");
 
-static unsigned int emul_max_level = 10;
-module_param(emul_max_level, uint, 0444);
+/*
+ * Per-zone and per-device arrays: entry i belongs to zone (device) i; a
+ * shorter list repeats its last entry, an empty one means the default.
+ */
+static unsigned int emul_max_level[COOLHAND_EMUL_MAX] = { 10 };
+static unsigned int emul_max_level_count;
+module_param_array(emul_max_level, uint, &emul_max_level_count, 0444);
 MODULE_PARM_DESC(emul_max_level,
-		 "throttling_max of the emulated devices (1..1000, default 10)");
+		 "throttling_max of each emulated device (1..1000, default 10)");
+
+static char *emul_power_mw[COOLHAND_EMUL_MAX];
+static unsigned int emul_power_mw_count;
+module_param_array(emul_power_mw, charp, &emul_power_mw_count, 0444);
+MODULE_PARM_DESC(emul_power_mw,
+		 "Power table of each emulated device: mW per level 0..max, colon-separated, non-increasing (default 3000 falling linearly to 500)");
+
+static unsigned int emul_load_scale[COOLHAND_EMUL_MAX];
+static unsigned int emul_load_scale_count;
+module_param_array(emul_load_scale, uint, &emul_load_scale_count, 0444);
+MODULE_PARM_DESC(emul_load_scale,
+		 "Load scale of each emulated device: 0 = power table is drawn power (default); 100 / 1024 = full-load power weighed by throttle<i>/load, as cpufreq / devfreq cooling");
 
 static int emul_start_mc = 35000;
 module_param(emul_start_mc, int, 0444);
 MODULE_PARM_DESC(emul_start_mc,
 		 "Initial temperature of the emulated sensors, m°C (default 35000)");
 
-static int emul_passive_mc = 60000;
-module_param(emul_passive_mc, int, 0444);
+static int emul_passive_mc[COOLHAND_EMUL_MAX] = { 60000 };
+static unsigned int emul_passive_mc_count;
+module_param_array(emul_passive_mc, int, &emul_passive_mc_count, 0444);
 MODULE_PARM_DESC(emul_passive_mc,
-		 "Passive trip of the emulated zones, m°C; 0 = none (default 60000)");
+		 "Passive trip of each emulated zone, m°C; 0 = none (default 60000)");
 
-static int emul_passive_hyst_mc = 2000;
-module_param(emul_passive_hyst_mc, int, 0444);
+static int emul_passive_hyst_mc[COOLHAND_EMUL_MAX] = { 2000 };
+static unsigned int emul_passive_hyst_mc_count;
+module_param_array(emul_passive_hyst_mc, int, &emul_passive_hyst_mc_count,
+		   0444);
 MODULE_PARM_DESC(emul_passive_hyst_mc,
-		 "Hysteresis of the passive trip, m°C (default 2000)");
+		 "Hysteresis of each zone's passive trip, m°C (default 2000)");
 
-static int emul_crit_mc = 95000;
-module_param(emul_crit_mc, int, 0444);
+static int emul_crit_mc[COOLHAND_EMUL_MAX] = { 95000 };
+static unsigned int emul_crit_mc_count;
+module_param_array(emul_crit_mc, int, &emul_crit_mc_count, 0444);
 MODULE_PARM_DESC(emul_crit_mc,
-		 "Critical trip of the emulated zones, m°C; 0 = none (default 95000)");
+		 "Critical trip of each emulated zone, m°C; 0 = none (default 95000)");
+
+static int emul_alert_mc[COOLHAND_EMUL_MAX];
+static unsigned int emul_alert_mc_count;
+module_param_array(emul_alert_mc, int, &emul_alert_mc_count, 0444);
+MODULE_PARM_DESC(emul_alert_mc,
+		 "Thermal-only alert trip of each zone below its passive trip (power_allocator's switch-on), m°C; 0 = none (default)");
+
+static int emul_alert_hyst_mc[COOLHAND_EMUL_MAX];
+static unsigned int emul_alert_hyst_mc_count;
+module_param_array(emul_alert_hyst_mc, int, &emul_alert_hyst_mc_count, 0444);
+MODULE_PARM_DESC(emul_alert_hyst_mc,
+		 "Hysteresis of each zone's alert trip, m°C (default 0)");
 
 static bool emul_bind = true;
 module_param(emul_bind, bool, 0444);
 MODULE_PARM_DESC(emul_bind,
 		 "Bind every emulated device to every emulated zone (default on)");
+
+static char *emul_binding[COOLHAND_EMUL_MAX * COOLHAND_EMUL_MAX];
+static unsigned int emul_binding_count;
+module_param_array(emul_binding, charp, &emul_binding_count, 0444);
+MODULE_PARM_DESC(emul_binding,
+		 "Bindings as <zone>:<device> index pairs; when given, only these (instead of emul_bind)");
+
+static char *emul_governor;
+module_param(emul_governor, charp, 0444);
+MODULE_PARM_DESC(emul_governor,
+		 "Thermal governor of the mirrored zones at registration (default: the kernel's)");
+
+static bool emul_lockstep;
+module_param(emul_lockstep, bool, 0444);
+MODULE_PARM_DESC(emul_lockstep,
+		 "Temperature writes never interrupt; only a write to sensor<i>/notify does (lock-step drivers; default off)");
+
+/* Entry @i of a per-zone/per-device array of @count entries, or @def. */
+static int coolhand_emul_entry(const int *arr, unsigned int count,
+			       unsigned int i, int def)
+{
+	if (!count)
+		return def;
+	return arr[min(i, count - 1)];
+}
 
 /**
  * struct coolhand_emul_sensor - one emulated temperature sensor
@@ -105,11 +164,15 @@ struct coolhand_emul_sensor {
  * @dev:	/sys/devices/coolhand_emul/throttle<i>; gets the throttling files
  * @thr:	the registered throttle control
  * @level:	applied level; serialised by the core's throttle lock
+ * @load:	load user space set (throttle<i>/load), 1/load_scale
+ * @power_mw:	power table, @max_level + 1 entries, mW
  */
 struct coolhand_emul_device {
 	struct device dev;
 	struct coolhand_throttle *thr;
 	unsigned int level;
+	atomic_t load;
+	u32 power_mw[];
 };
 
 #define to_emul_device(d) container_of(d, struct coolhand_emul_device, dev)
@@ -117,7 +180,6 @@ struct coolhand_emul_device {
 static struct device *emul_root;
 static struct coolhand_emul_sensor *emul_sensor[COOLHAND_EMUL_MAX];
 static struct coolhand_emul_device *emul_device[COOLHAND_EMUL_MAX];
-static u32 *emul_power_mw;
 
 static int coolhand_emul_read_temp(struct coolhand_zone *zone, int *temp_mc)
 {
@@ -173,7 +235,8 @@ static ssize_t temp_store(struct device *dev, struct device_attribute *attr,
 	mutex_lock(&s->notify_lock);
 	spin_lock(&s->lock);
 	s->temp_mc = temp_mc;
-	interrupt = temp_mc <= s->low_mc || temp_mc >= s->high_mc;
+	interrupt = !emul_lockstep &&
+		    (temp_mc <= s->low_mc || temp_mc >= s->high_mc);
 	if (interrupt)
 		s->interrupts++;
 	spin_unlock(&s->lock);
@@ -183,6 +246,33 @@ static ssize_t temp_store(struct device *dev, struct device_attribute *attr,
 	return count;
 }
 static DEVICE_ATTR_RW(temp);
+
+/*
+ * Writing 1 raises the interrupt now, whatever the window: the EC's update
+ * of the zone (coolhand events, then thermal_zone_device_update). Lock-step
+ * drivers call it once per zone update they want the thermal core to make.
+ */
+static ssize_t notify_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct coolhand_emul_sensor *s = to_emul_sensor(dev);
+	unsigned int v;
+	int ret = 0;
+
+	if (kstrtouint(buf, 10, &v) || v != 1)
+		return -EINVAL;
+	mutex_lock(&s->notify_lock);
+	spin_lock(&s->lock);
+	s->interrupts++;
+	spin_unlock(&s->lock);
+	if (s->zone)
+		ret = coolhand_zone_notify(s->zone);
+	else
+		ret = -ENODEV;
+	mutex_unlock(&s->notify_lock);
+	return ret ?: count;
+}
+static DEVICE_ATTR_WO(notify);
 
 static ssize_t window_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
@@ -215,6 +305,7 @@ static struct attribute *coolhand_emul_sensor_attrs[] = {
 	&dev_attr_temp.attr,
 	&dev_attr_window.attr,
 	&dev_attr_interrupts.attr,
+	&dev_attr_notify.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(coolhand_emul_sensor);
@@ -237,10 +328,48 @@ static int coolhand_emul_set_level(struct coolhand_throttle *thr,
 	return 0;
 }
 
+static int coolhand_emul_get_load(struct coolhand_throttle *thr, u32 *load)
+{
+	struct coolhand_emul_device *d = coolhand_throttle_get_drvdata(thr);
+
+	*load = atomic_read(&d->load);
+	return 0;
+}
+
 static const struct coolhand_throttle_ops coolhand_emul_throttle_ops = {
 	.get_level = coolhand_emul_get_level,
 	.set_level = coolhand_emul_set_level,
+	.get_load = coolhand_emul_get_load,
 };
+
+/*
+ * The component's load as its driver would measure it (busy time since
+ * the previous request), in 1/load_scale; set by whoever drives the
+ * emulated workload. Only read with a load scale.
+ */
+static ssize_t load_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_emul_device(dev)->load));
+}
+
+static ssize_t load_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	unsigned int load;
+
+	if (kstrtouint(buf, 10, &load) || load > 1024)
+		return -EINVAL;
+	atomic_set(&to_emul_device(dev)->load, load);
+	return count;
+}
+static DEVICE_ATTR_RW(load);
+
+static struct attribute *coolhand_emul_device_attrs[] = {
+	&dev_attr_load.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(coolhand_emul_device);
 
 static void coolhand_emul_sensor_release(struct device *dev)
 {
@@ -252,25 +381,132 @@ static void coolhand_emul_device_release(struct device *dev)
 	kfree(to_emul_device(dev));
 }
 
+static unsigned int coolhand_emul_max_level(unsigned int i)
+{
+	return emul_max_level_count ?
+	       emul_max_level[min(i, emul_max_level_count - 1)] : 10;
+}
+
+/*
+ * Zone @i's trips from the emul_* arrays (checked by
+ * coolhand_emul_check_params; the core checks the alert trip).
+ */
+static void coolhand_emul_zone_trips(unsigned int i,
+				     struct coolhand_sensor_desc *desc,
+				     struct coolhand_trip *trips)
+{
+	int passive = coolhand_emul_entry(emul_passive_mc,
+					  emul_passive_mc_count, i, 60000);
+	int crit = coolhand_emul_entry(emul_crit_mc, emul_crit_mc_count, i,
+				       95000);
+
+	desc->num_trips = 0;
+	if (passive)
+		trips[desc->num_trips++] = (struct coolhand_trip) {
+			.temp_mc = passive,
+			.hyst_mc = coolhand_emul_entry(emul_passive_hyst_mc,
+						       emul_passive_hyst_mc_count,
+						       i, 2000),
+			.type = COOLHAND_TRIP_PASSIVE,
+		};
+	if (crit)
+		trips[desc->num_trips++] = (struct coolhand_trip) {
+			.temp_mc = crit,
+			.type = COOLHAND_TRIP_CRITICAL,
+		};
+	desc->trips = trips;
+	desc->tz_alert = (struct coolhand_trip) {
+		.temp_mc = coolhand_emul_entry(emul_alert_mc,
+					       emul_alert_mc_count, i, 0),
+		.hyst_mc = coolhand_emul_entry(emul_alert_hyst_mc,
+					       emul_alert_hyst_mc_count, i, 0),
+		.type = COOLHAND_TRIP_PASSIVE,
+	};
+}
+
+/*
+ * Device @i's power table into @power_mw (@max_level + 1 entries): its
+ * emul_power_mw entry (colon-separated mW, exactly that many values, each
+ * at most the one before), or 3000 mW unthrottled falling linearly to
+ * 500 mW at the deepest level.
+ */
+static int coolhand_emul_power(unsigned int i, unsigned int max_level,
+			       u32 *power_mw)
+{
+	char *copy, *cur, *tok;
+	unsigned int l = 0;
+	int ret = 0;
+
+	if (i >= emul_power_mw_count || !emul_power_mw[i][0]) {
+		for (l = 0; l <= max_level; l++)
+			power_mw[l] = 3000 - l * 2500 / max_level;
+		return 0;
+	}
+	copy = kstrdup(emul_power_mw[i], GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	cur = copy;
+	while ((tok = strsep(&cur, ":"))) {
+		if (l > max_level || kstrtou32(tok, 10, &power_mw[l]) ||
+		    (l && power_mw[l] > power_mw[l - 1])) {
+			ret = -EINVAL;
+			break;
+		}
+		l++;
+	}
+	kfree(copy);
+	if (!ret && l != max_level + 1)
+		ret = -EINVAL;
+	return ret;
+}
+
+/* "<zone>:<device>" with both indices in range. */
+static int coolhand_emul_parse_binding(const char *s, unsigned int *zone,
+				       unsigned int *device)
+{
+	char extra;
+
+	if (sscanf(s, "%u:%u%c", zone, device, &extra) != 2 ||
+	    *zone >= emul_zones || *device >= emul_devices)
+		return -EINVAL;
+	return 0;
+}
+
 static int coolhand_emul_check_params(enum coolhand_zone_kind *kinds)
 {
-	unsigned int i;
+	unsigned int i, z, d;
 
 	if (emul_zones > COOLHAND_EMUL_MAX || emul_devices > COOLHAND_EMUL_MAX ||
-	    emul_max_level < 1 || emul_max_level > 1000 ||
 	    emul_start_mc < COOLHAND_TEMP_MIN_MC ||
-	    emul_start_mc > COOLHAND_TEMP_MAX_MC ||
-	    emul_passive_mc < 0 || emul_crit_mc < 0 ||
-	    emul_passive_hyst_mc < 0 || emul_passive_hyst_mc > emul_passive_mc ||
-	    (emul_passive_mc && emul_crit_mc && emul_crit_mc <= emul_passive_mc))
+	    emul_start_mc > COOLHAND_TEMP_MAX_MC)
 		return -EINVAL;
 
 	for (i = 0; i < COOLHAND_EMUL_MAX; i++) {
+		if (coolhand_emul_max_level(i) < 1 ||
+		    coolhand_emul_max_level(i) > 1000)
+			return -EINVAL;
 		kinds[i] = COOLHAND_KIND_COMPONENT;
 		if (i < emul_kind_count && coolhand_kind_parse(emul_kind[i],
 							       &kinds[i]))
 			return -EINVAL;
 	}
+	for (i = 0; i < emul_zones; i++) {
+		int passive = coolhand_emul_entry(emul_passive_mc,
+						  emul_passive_mc_count, i,
+						  60000);
+		int hyst = coolhand_emul_entry(emul_passive_hyst_mc,
+					       emul_passive_hyst_mc_count, i,
+					       2000);
+		int crit = coolhand_emul_entry(emul_crit_mc, emul_crit_mc_count,
+					       i, 95000);
+
+		if (passive < 0 || crit < 0 || hyst < 0 || hyst > passive ||
+		    (passive && crit && crit <= passive))
+			return -EINVAL;
+	}
+	for (i = 0; i < emul_binding_count; i++)
+		if (coolhand_emul_parse_binding(emul_binding[i], &z, &d))
+			return -EINVAL;
 	return 0;
 }
 
@@ -279,6 +515,7 @@ static int coolhand_emul_add_sensor(unsigned int i, enum coolhand_zone_kind kind
 	struct coolhand_sensor_desc desc = {
 		.kind = kind,
 		.ops = &coolhand_emul_sensor_ops,
+		.governor = emul_governor,
 	};
 	struct coolhand_trip trips[COOLHAND_MAX_TRIPS];
 	struct coolhand_emul_sensor *s;
@@ -307,18 +544,7 @@ static int coolhand_emul_add_sensor(unsigned int i, enum coolhand_zone_kind kind
 	if (ret)
 		goto err_put;
 
-	if (emul_passive_mc)
-		trips[desc.num_trips++] = (struct coolhand_trip) {
-			.temp_mc = emul_passive_mc,
-			.hyst_mc = emul_passive_hyst_mc,
-			.type = COOLHAND_TRIP_PASSIVE,
-		};
-	if (emul_crit_mc)
-		trips[desc.num_trips++] = (struct coolhand_trip) {
-			.temp_mc = emul_crit_mc,
-			.type = COOLHAND_TRIP_CRITICAL,
-		};
-	desc.trips = trips;
+	coolhand_emul_zone_trips(i, &desc, trips);
 	snprintf(name, sizeof(name), "emul_zone%u", i);
 	desc.name = name;
 
@@ -355,20 +581,27 @@ static void coolhand_emul_remove_sensor(struct coolhand_emul_sensor *s)
 static int coolhand_emul_add_device(unsigned int i)
 {
 	struct coolhand_throttle_desc desc = {
-		.max_level = emul_max_level,
+		.max_level = coolhand_emul_max_level(i),
 		.ops = &coolhand_emul_throttle_ops,
-		.power_mw = emul_power_mw,
+		.load_scale = i < emul_load_scale_count ? emul_load_scale[i] : 0,
 	};
 	struct coolhand_emul_device *d;
 	char name[COOLHAND_NAME_LEN];
 	int ret;
 
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc(struct_size(d, power_mw, desc.max_level + 1), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
+	ret = coolhand_emul_power(i, desc.max_level, d->power_mw);
+	if (ret) {
+		kfree(d);
+		return ret;
+	}
+	desc.power_mw = d->power_mw;
 
 	device_initialize(&d->dev);
 	d->dev.parent = emul_root;
+	d->dev.groups = coolhand_emul_device_groups;
 	d->dev.release = coolhand_emul_device_release;
 	ret = dev_set_name(&d->dev, "throttle%u", i);
 	if (ret)
@@ -400,22 +633,6 @@ static void coolhand_emul_remove_device(struct coolhand_emul_device *d)
 	device_unregister(&d->dev);
 }
 
-/*
- * Power of the emulated devices: 3000 mW unthrottled, falling linearly to
- * 500 mW at the deepest level.
- */
-static int coolhand_emul_init_power(void)
-{
-	unsigned int l;
-
-	emul_power_mw = kcalloc(emul_max_level + 1, sizeof(u32), GFP_KERNEL);
-	if (!emul_power_mw)
-		return -ENOMEM;
-	for (l = 0; l <= emul_max_level; l++)
-		emul_power_mw[l] = 3000 - l * 2500 / emul_max_level;
-	return 0;
-}
-
 static void coolhand_emul_remove_all(void)
 {
 	unsigned int i;
@@ -433,14 +650,37 @@ static void coolhand_emul_remove_all(void)
 	if (emul_root)
 		root_device_unregister(emul_root);
 	emul_root = NULL;
-	kfree(emul_power_mw);
-	emul_power_mw = NULL;
+}
+
+/* emul_binding's pairs, or with emul_bind every device to every zone. */
+static int coolhand_emul_bind_all(void)
+{
+	unsigned int i, z, d;
+	int ret;
+
+	for (i = 0; i < emul_binding_count; i++) {
+		coolhand_emul_parse_binding(emul_binding[i], &z, &d);
+		ret = coolhand_bind(emul_sensor[z]->zone, emul_device[d]->thr,
+				    THERMAL_WEIGHT_DEFAULT);
+		if (ret)
+			return ret;
+	}
+	for (z = 0; !emul_binding_count && emul_bind && z < emul_zones; z++) {
+		for (d = 0; d < emul_devices; d++) {
+			ret = coolhand_bind(emul_sensor[z]->zone,
+					    emul_device[d]->thr,
+					    THERMAL_WEIGHT_DEFAULT);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
 }
 
 static int __init coolhand_emul_init(void)
 {
 	enum coolhand_zone_kind kinds[COOLHAND_EMUL_MAX];
-	unsigned int i, j;
+	unsigned int i;
 	int ret;
 
 	ret = coolhand_emul_check_params(kinds);
@@ -457,9 +697,6 @@ static int __init coolhand_emul_init(void)
 		emul_root = NULL;
 		return ret;
 	}
-	ret = coolhand_emul_init_power();
-	if (ret)
-		goto err_exit;
 
 	for (i = 0; i < emul_devices; i++) {
 		ret = coolhand_emul_add_device(i);
@@ -471,15 +708,9 @@ static int __init coolhand_emul_init(void)
 		if (ret)
 			goto err_exit;
 	}
-	for (i = 0; emul_bind && i < emul_zones; i++) {
-		for (j = 0; j < emul_devices; j++) {
-			ret = coolhand_bind(emul_sensor[i]->zone,
-					    emul_device[j]->thr,
-					    THERMAL_WEIGHT_DEFAULT);
-			if (ret)
-				goto err_exit;
-		}
-	}
+	ret = coolhand_emul_bind_all();
+	if (ret)
+		goto err_exit;
 	return 0;
 
 err_exit:

@@ -80,7 +80,10 @@ struct coolhand_trip_state {
  * @crit_logged: report-only mode logged the current critical excursion
  * @bindings:	struct coolhand_binding list; protected by coolhand_lock
  * @tzd:	mirrored thermal zone
- * @tz_trips:	trips handed to the thermal core (must outlive @tzd)
+ * @tz_alert:	the descriptor's thermal-only alert trip (temp_mc 0: none)
+ * @tz_trips:	trips handed to the thermal core (must outlive @tzd): the
+ *		alert trip if any, then @trips
+ * @tz_passive:	index in @tz_trips of the passive trip, or -1
  * @tzp:	thermal zone parameters (must outlive @tzd)
  */
 struct coolhand_zone {
@@ -115,7 +118,9 @@ struct coolhand_zone {
 	struct list_head bindings;
 
 	struct thermal_zone_device *tzd;
-	struct thermal_trip tz_trips[COOLHAND_MAX_TRIPS];
+	struct coolhand_trip tz_alert;
+	struct thermal_trip tz_trips[COOLHAND_MAX_TRIPS + 1];
+	int tz_passive;
 	struct thermal_zone_params tzp;
 };
 
@@ -130,6 +135,9 @@ struct coolhand_zone {
  * @drvdata:	component driver data
  * @max_level:	deepest level
  * @power_mw:	@max_level + 1 entries or NULL, mW
+ * @load_scale:	see struct coolhand_throttle_desc
+ * @load:	last load read by get_requested_power, 1/@load_scale;
+ *		under @lock
  * @lock:	protects @level and serialises calls into @ops
  * @level:	last level applied or read
  * @bindings:	struct coolhand_binding list; protected by coolhand_lock
@@ -147,9 +155,11 @@ struct coolhand_throttle {
 	void *drvdata;
 	unsigned int max_level;
 	u32 *power_mw;
+	u32 load_scale;
 
 	struct mutex lock; /* level and throttle ops */
 	unsigned int level;
+	u32 load;
 
 	struct list_head bindings;
 
@@ -212,5 +222,6 @@ void coolhand_thermal_cdev_remove(struct coolhand_throttle *thr);
 int coolhand_thermal_bind(struct coolhand_binding *b);
 void coolhand_thermal_unbind(struct coolhand_binding *b);
 void coolhand_thermal_update(struct coolhand_zone *zone);
+int coolhand_thermal_passive(struct coolhand_zone *zone);
 
 #endif /* _COOLHAND_INTERNAL_H */

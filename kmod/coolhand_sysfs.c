@@ -263,6 +263,18 @@ static ssize_t event_window_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(event_window);
 
+/* tz->passive of the mirrored thermal zone (see coolhand_thermal_passive). */
+static ssize_t thermal_passive_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	int passive = coolhand_thermal_passive(to_coolhand_zone(dev));
+
+	if (passive < 0)
+		return passive;
+	return sysfs_emit(buf, "%d\n", passive);
+}
+static DEVICE_ATTR_RO(thermal_passive);
+
 static struct attribute *coolhand_zone_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_kind.attr,
@@ -271,6 +283,7 @@ static struct attribute *coolhand_zone_attrs[] = {
 	&dev_attr_event_mode.attr,
 	&dev_attr_event_step.attr,
 	&dev_attr_event_window.attr,
+	&dev_attr_thermal_passive.attr,
 	NULL
 };
 

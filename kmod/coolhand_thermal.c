@@ -30,9 +30,14 @@ static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
 	return coolhand_zone_read_temp(tzd->devdata, temp);
 }
 
+static int coolhand_tz_num_trips(struct coolhand_zone *zone)
+{
+	return zone->num_trips + (zone->tz_alert.temp_mc ? 1 : 0);
+}
+
 static int coolhand_tz_check_trip(struct coolhand_zone *zone, int trip)
 {
-	return trip < 0 || trip >= zone->num_trips ? -EINVAL : 0;
+	return trip < 0 || trip >= coolhand_tz_num_trips(zone) ? -EINVAL : 0;
 }
 
 static int coolhand_tz_get_trip_type(struct thermal_zone_device *tzd, int trip,
@@ -122,29 +127,44 @@ static const enum thermal_trip_type coolhand_trip_types[] = {
 	[COOLHAND_TRIP_CRITICAL] = THERMAL_TRIP_CRITICAL,
 };
 
+/*
+ * The thermal framework's trip table: the thermal-only alert trip (if any)
+ * first, then the coolhand trips in order.
+ */
 int coolhand_thermal_zone_add(struct coolhand_zone *zone)
 {
 	struct thermal_zone_device *tzd;
-	unsigned int i;
+	unsigned int i, n = 0;
 	int ret;
 
-	for (i = 0; i < zone->num_trips; i++) {
+	zone->tz_passive = -1;
+	if (zone->tz_alert.temp_mc) {
+		zone->tz_trips[n].temperature = zone->tz_alert.temp_mc;
+		zone->tz_trips[n].hysteresis = zone->tz_alert.hyst_mc;
+		zone->tz_trips[n].type = THERMAL_TRIP_PASSIVE;
+		n++;
+	}
+	for (i = 0; i < zone->num_trips; i++, n++) {
 		const struct coolhand_trip *t = &zone->trips[i].trip;
 
-		zone->tz_trips[i].temperature = t->temp_mc;
-		zone->tz_trips[i].hysteresis = t->hyst_mc;
-		zone->tz_trips[i].type = coolhand_trip_types[t->type];
+		zone->tz_trips[n].temperature = t->temp_mc;
+		zone->tz_trips[n].hysteresis = t->hyst_mc;
+		zone->tz_trips[n].type = coolhand_trip_types[t->type];
+		if ((int)i == zone->passive)
+			zone->tz_passive = n;
 	}
 
 	tzd = thermal_zone_device_register_with_trips(zone->name,
 						      zone->tz_trips,
-						      zone->num_trips, 0, zone,
+						      n, 0, zone,
 						      &coolhand_tz_ops,
 						      &zone->tzp,
 						      passive_delay_ms, 0);
 	if (IS_ERR(tzd))
 		return PTR_ERR(tzd);
+	mutex_lock(&zone->lock);
 	zone->tzd = tzd;
+	mutex_unlock(&zone->lock);
 
 	ret = sysfs_create_link(&zone->dev.kobj, &tzd->device.kobj,
 				"thermal_zone");
@@ -158,22 +178,49 @@ int coolhand_thermal_zone_add(struct coolhand_zone *zone)
 err_remove_link:
 	sysfs_remove_link(&zone->dev.kobj, "thermal_zone");
 err_unregister:
-	thermal_zone_device_unregister(tzd);
+	mutex_lock(&zone->lock);
 	zone->tzd = NULL;
+	mutex_unlock(&zone->lock);
+	thermal_zone_device_unregister(tzd);
 	return ret;
 }
 
 void coolhand_thermal_zone_remove(struct coolhand_zone *zone)
 {
+	struct thermal_zone_device *tzd;
+
 	sysfs_remove_link(&zone->dev.kobj, "thermal_zone");
-	thermal_zone_device_unregister(zone->tzd);
+	mutex_lock(&zone->lock);
+	tzd = zone->tzd;
 	zone->tzd = NULL;
+	mutex_unlock(&zone->lock);
+	thermal_zone_device_unregister(tzd);
 }
 
 /* Run the zone's governor on the new temperature. */
 void coolhand_thermal_update(struct coolhand_zone *zone)
 {
 	thermal_zone_device_update(zone->tzd, THERMAL_EVENT_UNSPECIFIED);
+}
+
+/*
+ * The mirrored zone's passive count (set by step_wise and power_allocator):
+ * while it is non-zero the thermal core polls at passive_delay_ms, else at
+ * the polling delay. A lock-step driver that triggers every update itself
+ * (the core's timer kept from firing: no polling, a long passive delay)
+ * reads it between updates to keep the core's schedule. zone->lock keeps @tzd registered; tz->lock
+ * cannot be taken under it (set_trips takes them in the other order), so
+ * the count is read as a snapshot. -ENODEV while no zone is mirrored.
+ */
+int coolhand_thermal_passive(struct coolhand_zone *zone)
+{
+	int passive = -ENODEV;
+
+	mutex_lock(&zone->lock);
+	if (zone->tzd)
+		passive = READ_ONCE(zone->tzd->passive);
+	mutex_unlock(&zone->lock);
+	return passive;
 }
 
 static int coolhand_cdev_get_max_state(struct thermal_cooling_device *cdev,
@@ -207,18 +254,43 @@ static int coolhand_cdev_set_cur_state(struct thermal_cooling_device *cdev,
 	return coolhand_throttle_set_level(thr, state);
 }
 
-/* A table-only device draws the power of its current level. */
+/*
+ * Requested power: the table's power at the current level, weighed by the
+ * load the component reports when it has a load scale, with the integer
+ * arithmetic of 6.1's cpufreq_cooling.c (power * load / 100, load 0 allowed)
+ * and devfreq_cooling.c (power * load >> 10, load at least 1). The load is
+ * kept for power2state, as those drivers keep their last load.
+ */
 static int coolhand_cdev_get_requested_power(struct thermal_cooling_device *cdev,
 					     u32 *power)
 {
 	struct coolhand_throttle *thr = cdev->devdata;
 	unsigned int level;
+	u32 load = 0;
 	int ret;
 
 	ret = coolhand_throttle_get_level(thr, &level);
-	if (!ret)
-		*power = thr->power_mw[level];
-	return ret;
+	if (ret)
+		return ret;
+	*power = thr->power_mw[level];
+	if (!thr->load_scale)
+		return 0;
+
+	mutex_lock(&thr->lock);
+	ret = thr->ops->get_load(thr, &load);
+	if (!ret) {
+		if (thr->load_scale == 1024)
+			load = max(load, 1U);
+		thr->load = load;
+	}
+	mutex_unlock(&thr->lock);
+	if (ret)
+		return ret;
+	if (thr->load_scale == 1024)
+		*power = (*power * load) >> 10;
+	else
+		*power = *power * load / 100;
+	return 0;
 }
 
 static int coolhand_cdev_state2power(struct thermal_cooling_device *cdev,
@@ -232,12 +304,26 @@ static int coolhand_cdev_state2power(struct thermal_cooling_device *cdev,
 	return 0;
 }
 
-/* The least throttled level whose power fits in @power (mW). */
+/*
+ * The least throttled level whose power fits in @power (mW), normalised to
+ * full load by the last load when the component has a load scale (6.1's
+ * cpufreq_power2state: power * 100 / (load ?: 1); devfreq_cooling_power2state:
+ * (s32)(power << 10) / load). The deepest level is the fallback.
+ */
 static int coolhand_cdev_power2state(struct thermal_cooling_device *cdev,
 				     u32 power, unsigned long *state)
 {
 	struct coolhand_throttle *thr = cdev->devdata;
 	unsigned int level;
+	u32 load;
+
+	mutex_lock(&thr->lock);
+	load = thr->load;
+	mutex_unlock(&thr->lock);
+	if (thr->load_scale == 100)
+		power = power * 100 / (load ?: 1);
+	else if (thr->load_scale == 1024)
+		power = (s32)(power << 10) / (s32)max(load, 1U);
 
 	for (level = 0; level < thr->max_level; level++)
 		if (thr->power_mw[level] <= power)
@@ -299,9 +385,9 @@ int coolhand_thermal_bind(struct coolhand_binding *b)
 
 	lockdep_assert_held(&coolhand_lock);
 
-	if (zone->passive < 0)
+	if (zone->tz_passive < 0)
 		return 0;
-	ret = thermal_zone_bind_cooling_device(zone->tzd, zone->passive,
+	ret = thermal_zone_bind_cooling_device(zone->tzd, zone->tz_passive,
 					       b->thr->cdev, THERMAL_NO_LIMIT,
 					       THERMAL_NO_LIMIT, b->weight);
 	if (ret)
@@ -316,7 +402,7 @@ void coolhand_thermal_unbind(struct coolhand_binding *b)
 
 	if (!b->thermal_bound)
 		return;
-	thermal_zone_unbind_cooling_device(b->zone->tzd, b->zone->passive,
+	thermal_zone_unbind_cooling_device(b->zone->tzd, b->zone->tz_passive,
 					   b->thr->cdev);
 	b->thermal_bound = false;
 }

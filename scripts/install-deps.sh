@@ -34,7 +34,8 @@ pkgs=(
   linux-source-6.1  # tests/sim/kernel_diff builds 6.1's governors from it
 )
 if [ "$want_vm" -eq 1 ]; then
-  pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod acpica-tools)
+  pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod acpica-tools
+    thermald)  # the efficiency peer in the guest (scripts/measure-thermald-vm.sh)
 fi
 
 missing=()

@@ -65,6 +65,11 @@ struct coolhand_sensor_ops {
  * @num_trips:	0..COOLHAND_MAX_TRIPS, at most one of each type
  * @poll_ms:	polling interval for sensors without set_window, ms (> 0)
  * @governor:	thermal governor for the mirrored zone, NULL for the default
+ * @tz_alert:	optional (temp_mc 0: none): an extra passive trip below the
+ *		passive trip, mirrored only into the thermal framework, where
+ *		it comes first: power_allocator's switch-on trip, as in a
+ *		device tree with two passive trips. Not a coolhand trip: no
+ *		events, alarms or sysfs files. Its type field is ignored.
  */
 struct coolhand_sensor_desc {
 	const char *name;
@@ -74,6 +79,7 @@ struct coolhand_sensor_desc {
 	unsigned int num_trips;
 	unsigned int poll_ms;
 	const char *governor;
+	struct coolhand_trip tz_alert;
 };
 
 /**
@@ -81,6 +87,9 @@ struct coolhand_sensor_desc {
  * @get_level:	read the current throttling level (0..max_level). Required.
  * @set_level:	apply a throttling level; 0 is full performance, max_level
  *		the deepest throttling that keeps device state. Required.
+ * @get_load:	the component's load since the previous call, in units of
+ *		1/load_scale (see struct coolhand_throttle_desc). Required
+ *		with a load_scale, unused otherwise.
  *
  * Called in process context with the throttle's lock held; they must not
  * call back into the coolhand core.
@@ -88,6 +97,7 @@ struct coolhand_sensor_desc {
 struct coolhand_throttle_ops {
 	int (*get_level)(struct coolhand_throttle *thr, unsigned int *level);
 	int (*set_level)(struct coolhand_throttle *thr, unsigned int level);
+	int (*get_load)(struct coolhand_throttle *thr, u32 *load);
 };
 
 /**
@@ -99,12 +109,20 @@ struct coolhand_throttle_ops {
  * @power_mw:	optional: power drawn at each level 0..@max_level, mW,
  *		non-increasing; copied by the core. Enables the thermal power
  *		ops (power_allocator governor).
+ * @load_scale:	0: @power_mw is the power drawn at each level. 100 or 1024:
+ *		@power_mw is full-load power and the thermal power ops weigh
+ *		it by the load (ops->get_load), as 6.1's cpufreq_cooling.c
+ *		(load in percent) or devfreq_cooling.c (busy time / 1024)
+ *		do: requested = power * load / scale, and power2state
+ *		compares the grant normalised to full load
+ *		(grant * scale / load) with the table.
  */
 struct coolhand_throttle_desc {
 	const char *name;
 	unsigned int max_level;
 	const struct coolhand_throttle_ops *ops;
 	const u32 *power_mw;
+	u32 load_scale;
 };
 
 struct coolhand_zone *

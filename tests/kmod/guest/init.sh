@@ -263,6 +263,15 @@ check "insmod the core for the platform's parameter checks" insmod "$KO"
 check "emul_zones=17 refused" emul_insmod_must_fail emul_zones=17
 check "emul_kind=toaster refused" emul_insmod_must_fail emul_zones=1 emul_kind=toaster
 check "critical trip below passive refused" emul_insmod_must_fail emul_zones=1 emul_crit_mc=50000
+check "rising power table refused" emul_insmod_must_fail emul_devices=1 emul_max_level=2 \
+	emul_power_mw=100:200:50
+check "power table of the wrong length refused" emul_insmod_must_fail emul_devices=1 \
+	emul_max_level=2 emul_power_mw=300:200
+check "load scale 50 refused" emul_insmod_must_fail emul_devices=1 emul_load_scale=50
+check "binding to a missing device refused" emul_insmod_must_fail emul_zones=1 emul_devices=1 \
+	emul_binding=0:1
+check "alert trip not below the passive trip refused" emul_insmod_must_fail emul_zones=1 \
+	emul_alert_mc=60000
 check "no zones left after refused platform loads" sh -c '[ -z "$(ls /sys/class/coolhand)" ]'
 check "rmmod coolhand after the refused platform loads" rmmod coolhand
 

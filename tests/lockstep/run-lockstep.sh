@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The kernel in the loop (issue 14): build coolhand.ko and coolhand_emul.ko,
+# boot one qemu guest with Debian's kernel that runs every governor x
+# workload in lock step (guest/init.sh, guest/lockstep_guest.cpp), then
+# repeat every run in the simulator and compare step by step
+# (lockstep_compare). One boot serves all runs.
+#
+#   run-lockstep.sh --guest FILE --compare FILE --kmod-src DIR --data DIR
+#                   [--kernel 6.1] [--work-dir DIR] [--missing REASON]
+#                   [--markdown FILE]
+#
+# --data is sim/data (models/reference-umpc.yaml, workloads/*.csv).
+# --markdown also writes the faithfulness table (docs/results.md).
+#
+# Environment: COOLHAND_LOCKSTEP_GOVERNORS (default "step_wise bang_bang
+# fair_share power_allocator"), COOLHAND_LOCKSTEP_WORKLOADS (default
+# "gaming gaming-charging navigation gaming-hot"), COOLHAND_LOCKSTEP_SEED
+# (default 1), COOLHAND_VM_TIMEOUT (s, default 540), COOLHAND_VM_ACCEL
+# (default tcg), COOLHAND_VM_CACHE (scripts/fetch-guest-kernel.sh).
+#
+# Exit status: 0 every run agrees; 1 a failure or a disagreement; 77
+# skipped because a prerequisite is missing (a failure under CI=true).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+guest="" compare="" kmod_src="" data="" work="" missing="" markdown="" kernel=6.1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --guest) guest="$2"; shift 2 ;;
+    --compare) compare="$2"; shift 2 ;;
+    --kmod-src) kmod_src="$2"; shift 2 ;;
+    --data) data="$2"; shift 2 ;;
+    --kernel) kernel="$2"; shift 2 ;;
+    --work-dir) work="$2"; shift 2 ;;
+    --missing) missing="$2"; shift 2 ;;
+    --markdown) markdown="$2"; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "run-lockstep.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$work" ] || work="$(mktemp -d /dev/shm/coolhand-lockstep.XXXXXX)"
+
+VM_NAME=run-lockstep.sh
+# shellcheck source=../vm-lib.sh
+. "$here/../vm-lib.sh"
+
+# ---- prerequisites
+[ -z "$missing" ] || skip "$missing"
+[ "$kernel" = 6.1 ] || fail "--kernel $kernel: only Debian 12's 6.1 is supported (coolhand.ko is built against its headers)"
+vm_check_tools
+kver=""
+for build in /lib/modules/*/build; do
+  [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
+done
+[ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
+vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
+[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
+[ -x "$guest" ] || skip "lockstep_guest '$guest' not built"
+[ -x "$compare" ] || skip "lockstep_compare '$compare' not built"
+model="$data/models/reference-umpc.yaml"
+[ -r "$model" ] || fail "no model $model"
+
+governors="${COOLHAND_LOCKSTEP_GOVERNORS:-step_wise bang_bang fair_share power_allocator}"
+workloads="${COOLHAND_LOCKSTEP_WORKLOADS:-gaming gaming-charging navigation gaming-hot}"
+seed="${COOLHAND_LOCKSTEP_SEED:-1}"
+
+# ---- modules
+rm -rf "$work"
+mkdir -p "$work"
+make -s -C "$kmod_src" BUILD_DIR="$work/kmod" KVER="$kver" -j2 >"$work/build.log" 2>&1 || {
+  cat "$work/build.log"
+  fail "kbuild failed"
+}
+
+# ---- initramfs
+root="$work/initramfs"
+vm_initramfs_base "$root"
+cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
+vm_copy_dynamic "$guest" "$root" lockstep_guest
+cp "$model" "$root/model.yaml"
+mkdir -p "$root/workloads"
+runs=0
+: >"$root/runs"
+for w in $workloads; do
+  [ -r "$data/workloads/$w.csv" ] || fail "no workload $data/workloads/$w.csv"
+  cp "$data/workloads/$w.csv" "$root/workloads/"
+  for g in $governors; do
+    echo "$g $w $seed" >>"$root/runs"
+    runs=$((runs + 1))
+  done
+done
+cp "$here/guest/init.sh" "$root/init"
+chmod +x "$root/init"
+vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
+
+# ---- boot: one vCPU (the machine's two cores are shared)
+log="$work/serial.log"
+echo "run-lockstep.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg}), $runs runs"
+t0=$SECONDS
+set +e
+timeout "${COOLHAND_VM_TIMEOUT:-540}" "$qemu" -accel "${COOLHAND_VM_ACCEL:-tcg}" -cpu max \
+  -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+  -append "console=ttyS0 quiet panic=-1" \
+  -nographic -no-reboot -net none -monitor none \
+  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
+status=$?
+set -e
+elapsed=$((SECONDS - t0))
+tr -d '\r' <"$log" | grep -v '^LOCKSTEP-L ' || true
+echo "run-lockstep.sh: qemu exited with $status after ${elapsed}s"
+[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-540}s"
+[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
+grep -q '^LOCKSTEP-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
+
+# ---- the desktop side
+md_args=()
+[ -z "$markdown" ] || md_args=(--markdown "$markdown")
+t1=$SECONDS
+"$compare" "$log" "$model" "$data/workloads" --expect "$runs" "${md_args[@]}" ||
+  fail "the kernel and the simulator disagree (see above)"
+echo "run-lockstep.sh: PASS ($runs runs; VM ${elapsed}s, comparison $((SECONDS - t1))s)"
