@@ -124,6 +124,27 @@ TEST(BoundTest, DecisionStepMustBeWholeModelSteps) {
             "the decision step must be a positive multiple of the model's 100 ms step, not 250 ms");
 }
 
+// Nothing binds (skin ~26 °C against 100 °C): the LP must deliver 1 at any
+// decision step. With the objective divided by the run's total weighted
+// demand (coefficients ~1e-6) GLPK stopped at 0.90 at 200 ms steps.
+TEST(BoundTest, NothingBindingGivesFullPerformance) {
+  auto m = load_model_file(kData + "/models/reference-umpc.yaml");
+  ASSERT_TRUE(std::holds_alternative<ModelSpec>(m));
+  const ModelSpec spec = std::get<ModelSpec>(m);
+  auto t = parse_csv(
+      "time_s,cpu,gpu,modem,backlight,charger,ambient_c\n0,0.5,0.5,0.1,0.8,0,25\n"
+      "60,0.5,0.5,0.1,0.8,0,25\n",
+      "cool.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
+  auto w = Workload::bind(std::get<CsvTable>(t), spec);
+  ASSERT_TRUE(std::holds_alternative<Workload>(w));
+  for (const int ms : {100, 200, 300, 1000}) {
+    const BoundResult r = bound(spec, std::get<Workload>(w), 100.0, Millis(ms));
+    EXPECT_NEAR(r.schedule_performance, 1.0, 1e-9) << ms << " ms";
+    EXPECT_NEAR(r.performance_bound, 1.0, 1e-9) << ms << " ms";
+  }
+}
+
 // No controller beats the bound at its own peak skin (bound(L) covers every
 // run with max skin <= L). A controller above it is a bug in one of them.
 // A 30 s decision step keeps this quick; the bound stays valid (bound.h).
