@@ -260,6 +260,8 @@ int cmd_compare(CompareArgs a) {
   std::cout << fmt::format("{} runs, {} steps in {:.2f} s wall ({:.0f} steps/s)\n",
                            r.scenarios.size() * r.controllers.size(), r.steps, r.wall_s,
                            r.wall_s > 0 ? static_cast<double>(r.steps) / r.wall_s : 0.0);
+  if (a.bound)
+    std::cout << fmt::format("{} bounds in {:.2f} s wall\n", r.scenarios.size(), r.bounds_wall_s);
   if (!a.markdown.empty()) check(write_text(format_markdown(r), a.markdown));
   ensure_dir(a.out);
   std::vector<OverlayPanel> panels;

@@ -12,6 +12,7 @@
 #include <string>
 #include <variant>
 
+#include "coolhand/sim/compare.h"
 #include "coolhand/sim/runner.h"
 
 namespace coolhand::sim {
@@ -143,6 +144,47 @@ TEST(BoundTest, NothingBindingGivesFullPerformance) {
     EXPECT_NEAR(r.schedule_performance, 1.0, 1e-9) << ms << " ms";
     EXPECT_NEAR(r.performance_bound, 1.0, 1e-9) << ms << " ms";
   }
+}
+
+// compare --bound: each controller's performance as a fraction of its
+// scenario's bound, and one line per scenario with the bound or why none.
+TEST(BoundTest, CompareShowsTheFractionOfTheBound) {
+  CompareResult r;
+  r.skin_limit_c = 45;
+  r.scenarios = {"a", "hot"};
+  r.controllers = {"mine", "step_wise"};
+  r.cells.assign(2, std::vector<CompareCell>(2));
+  r.cells[0][0].metrics.performance = 0.6;
+  r.cells[0][1].metrics.performance = 0.4;
+  BoundResult a;
+  a.feasible = true;
+  a.limit_c = 45;
+  a.performance_bound = 0.8;
+  a.lowest_peak_skin_c = 30.5;
+  BoundResult hot;
+  hot.limit_c = 45;
+  hot.lowest_peak_skin_c = 47.25;
+  r.bounds = {a, hot};
+  const std::string text = format_text(r);
+  EXPECT_NE(text.find("of_bound\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.6000       0.00    0.7500\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.4000       0.00    0.5000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("bound a: 0.8000 with max skin <= 45.0 °C; lowest peak skin any schedule "
+                      "reaches 30.50 °C\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("bound hot: no schedule keeps max skin <= 45.0 °C; the lowest peak skin "
+                      "any schedule reaches is 47.25 °C\n"),
+            std::string::npos)
+      << text;
+  const std::string md = format_markdown(r);
+  EXPECT_NE(md.find("| chg/min | of bound |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0.6000 | 0.00 | 0.7500 |\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1.0000 | 0.00 | - |\n"), std::string::npos) << md;  // hot: no bound
+  // Without bounds the table has no such column.
+  r.bounds = {std::nullopt, std::nullopt};
+  EXPECT_EQ(format_text(r).find("of_bound"), std::string::npos);
+  EXPECT_EQ(format_markdown(r).find("of bound"), std::string::npos);
 }
 
 // No controller beats the bound at its own peak skin (bound(L) covers every

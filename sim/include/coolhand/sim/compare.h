@@ -35,7 +35,8 @@ struct CompareResult {
   // Per scenario, when run_compare was asked for it: the performance bound
   // at the skin limit (bound.h); each controller's fraction of it is shown.
   std::vector<std::optional<BoundResult>> bounds;
-  double wall_s = 0;
+  double wall_s = 0;         // the runs, bounds excluded
+  double bounds_wall_s = 0;  // the bounds
   std::uint64_t steps = 0;
 };
 
