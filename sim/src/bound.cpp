@@ -362,7 +362,7 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
     if (options.progress) options.progress(line);
   };
   const Linear lin = linearise(model);
-  if ((lin.ad.array() < -1e-12).any())
+  if ((lin.ad.array() < -1e-12).any() || (lin.h.array() < -1e-12).any())
     return std::string(
         "the model's step matrix has negative entries; the bound needs a "
         "monotone RC model");
@@ -371,17 +371,6 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   BoundResult r;
   r.limit_c = options.limit_c;
   r.steps = in.steps;
-
-  std::vector<double> lowest_power;
-  for (const auto& p : lin.power_w) lowest_power.push_back(*std::min_element(p.begin(), p.end()));
-  r.lowest_peak_skin_c = -1e300;
-  forward(
-      lin, in, 1, [&](std::size_t d, std::uint64_t) { return lowest_power[d]; },
-      [&](std::uint64_t, const Eigen::VectorXd& t) {
-        r.lowest_peak_skin_c = std::max(r.lowest_peak_skin_c, peak_skin(lin, t));
-      });
-  if (options.limit_c < r.lowest_peak_skin_c) return r;
-  r.feasible = true;
 
   const auto step_ms = model.time_step.count();
   std::uint64_t m =
@@ -394,6 +383,18 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
     m = static_cast<std::uint64_t>(ms / step_ms);
   }
   r.decision_step = Millis(static_cast<std::int64_t>(m) * step_ms);
+
+  std::vector<double> lowest_power;
+  for (const auto& p : lin.power_w) lowest_power.push_back(*std::min_element(p.begin(), p.end()));
+  r.lowest_peak_skin_c = -1e300;
+  forward(
+      lin, in, 1, [&](std::size_t d, std::uint64_t) { return lowest_power[d]; },
+      [&](std::uint64_t, const Eigen::VectorXd& t) {
+        r.lowest_peak_skin_c = std::max(r.lowest_peak_skin_c, peak_skin(lin, t));
+      });
+  if (options.limit_c < r.lowest_peak_skin_c) return r;
+  r.feasible = true;
+
   if (in.total_weighted_demand <= 0) {  // nothing demanded: the runner reports 1
     r.performance_bound = r.schedule_performance = 1.0;
     r.schedule_peak_skin_c = r.lowest_peak_skin_c;
