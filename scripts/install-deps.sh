@@ -29,6 +29,7 @@ pkgs=(
   clang clang-format clang-tidy libclang-rt-14-dev
   libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
+  libglpk-dev  # coolhand-sim bound: the performance bound's LP
   libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
   dbus
   linux-source-6.1  # tests/sim/kernel_diff builds 6.1's governors from it

@@ -25,34 +25,58 @@ constexpr const char* kNoBaseline =
 // with it, a baseline could set a performance bar that only a controller
 // spending time over the limit can reach, while the policy must also match
 // the degree-seconds of baselines that spend none (on the reference gaming
-// run bang_bang's 0.9634 at 45.49 °C is above 0.9604, the bound for any
+// run bang_bang's 0.9634 at 45.49 °C is above 0.9607, the bound for any
 // controller at or below 45.0 °C; docs/simulator.md, "Performance bound").
 bool holds_limit(const Metrics& m, double limit_c) {
   return m.max_skin_c <= limit_c;
 }
 
-// What the overlay plot needs of a run: the hottest skin and the delivered
-// performance, in at most kPlotMaxPoints buckets of consecutive steps. Each
-// bucket keeps its first time, its highest skin and its lowest performance,
-// so short peaks and dips stay visible however long the run. The rest of
-// the trace is dropped, so memory per cell does not grow with run length.
-Trace overlay_trace(const Trace& full) {
+// What the overlay plot needs of a run: time, hottest skin and delivered
+// performance. The runner records them already thinned to kPlotMaxPoints
+// rows (RunOptions::trace_max_rows: each row the highest skin and lowest
+// performance of its stretch of steps, so short peaks and dips stay
+// visible), so neither the run in progress nor the kept cells grow with
+// run length; the other series are dropped.
+Trace overlay_trace(Trace&& thinned) {
   Trace out;
-  const std::size_t n =
-      std::min(full.time_s.size(), std::min(full.max_skin_c.size(), full.performance.size()));
-  const std::size_t stride = std::max<std::size_t>(1, (n + kPlotMaxPoints - 1) / kPlotMaxPoints);
-  const std::size_t buckets = (n + stride - 1) / stride;
-  out.time_s.reserve(buckets);
-  out.max_skin_c.reserve(buckets);
-  out.performance.reserve(buckets);
-  for (std::size_t k = 0; k < n; k += stride) {
-    const auto first = static_cast<std::ptrdiff_t>(k);
-    const auto last = static_cast<std::ptrdiff_t>(std::min(n, k + stride));
-    out.time_s.push_back(full.time_s[k]);
-    out.max_skin_c.push_back(
-        *std::max_element(full.max_skin_c.begin() + first, full.max_skin_c.begin() + last));
-    out.performance.push_back(
-        *std::min_element(full.performance.begin() + first, full.performance.begin() + last));
+  out.time_s = std::move(thinned.time_s);
+  out.max_skin_c = std::move(thinned.max_skin_c);
+  out.performance = std::move(thinned.performance);
+  return out;
+}
+
+bool any_bound(const CompareResult& r) {
+  return std::any_of(r.bounds.begin(), r.bounds.end(),
+                     [](const std::optional<BoundResult>& b) { return b.has_value(); });
+}
+
+constexpr const char* kOfBoundMeaning =
+    "of bound = perf / the most performance any controller could deliver on the scenario with "
+    "max skin <= limit (`coolhand-sim bound`); above 1 only for a controller over the limit.\n\n";
+
+// A controller's performance as a fraction of its scenario's bound.
+std::string of_bound(const CompareResult& r, std::size_t scenario, const Metrics& m) {
+  const auto& b = r.bounds[scenario];
+  if (!b || !b->feasible) return "-";
+  return fmt::format("{:.4f}", m.performance / b->performance_bound);
+}
+
+// One line per scenario: its bound, or why there is none.
+std::string bound_lines(const CompareResult& r, const char* bullet) {
+  std::string out;
+  for (std::size_t s = 0; s < r.scenarios.size(); ++s) {
+    const auto& b = r.bounds[s];
+    if (!b) continue;
+    if (b->feasible)
+      out += fmt::format(
+          "{}bound {}: {:.4f} with max skin <= {:.1f} °C; lowest peak skin any schedule reaches "
+          "{:.2f} °C\n",
+          bullet, r.scenarios[s], b->performance_bound, b->limit_c, b->lowest_peak_skin_c);
+    else
+      out += fmt::format(
+          "{}bound {}: no schedule keeps max skin <= {:.1f} °C; the lowest peak skin any schedule "
+          "reaches is {:.2f} °C\n",
+          bullet, r.scenarios[s], b->limit_c, b->lowest_peak_skin_c);
   }
   return out;
 }
@@ -61,13 +85,27 @@ Trace overlay_trace(const Trace& full) {
 
 std::variant<CompareResult, std::string> run_compare(
     const ModelSpec& model, const std::vector<Workload>& workloads,
-    const std::vector<ControllerChoice>& controllers, std::uint64_t seed) {
+    const std::vector<ControllerChoice>& controllers, std::uint64_t seed, bool with_bound,
+    const std::function<void(std::string_view)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   CompareResult r;
   r.skin_limit_c = model.skin_limit_c;
   for (const auto& c : controllers) r.controllers.push_back(c.label);
   for (const auto& w : workloads) {
     r.scenarios.push_back(w.name());
+    if (with_bound) {
+      const auto bound_start = std::chrono::steady_clock::now();
+      BoundOptions options;
+      options.limit_c = model.skin_limit_c;
+      options.progress = progress;
+      auto b = compute_bound(model, w, options);
+      if (auto* e = std::get_if<std::string>(&b)) return "bound: " + w.name() + ": " + *e;
+      r.bounds.emplace_back(std::get<BoundResult>(b));
+      r.bounds_wall_s +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_start).count();
+    } else {
+      r.bounds.emplace_back(std::nullopt);
+    }
     std::vector<CompareCell> row;
     for (const auto& c : controllers) {
       std::unique_ptr<Controller> ctl;
@@ -80,15 +118,17 @@ std::variant<CompareResult, std::string> run_compare(
       }
       ThermalModel m(model, seed);
       Workload wl = w;
-      auto res = run(m, wl, *ctl);
+      RunOptions options;
+      options.trace_max_rows = kPlotMaxPoints;
+      auto res = run(m, wl, *ctl, options);
       r.steps += res.metrics.steps;
-      Trace kept = overlay_trace(res.trace);
-      res.trace = Trace{};  // free the full trace before the next run
+      Trace kept = overlay_trace(std::move(res.trace));
       row.push_back(CompareCell{std::move(res.metrics), std::move(kept)});
     }
     r.cells.push_back(std::move(row));
   }
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+             r.bounds_wall_s;
   return r;
 }
 
@@ -150,15 +190,19 @@ std::vector<std::string> check_targets(const CompareResult& r) {
 
 std::string format_text(const CompareResult& r) {
   std::string out = fmt::format("skin limit {:.1f} °C\n", r.skin_limit_c);
-  out += fmt::format("{:<22} {:<18} {:>9} {:>9} {:>10} {:>8} {:>10}\n", "scenario", "controller",
-                     "max_skin", "over_s", "deg_s", "perf", "chg/min");
+  const bool bounds = any_bound(r);
+  out += fmt::format("{:<22} {:<18} {:>9} {:>9} {:>10} {:>8} {:>10}{}\n", "scenario", "controller",
+                     "max_skin", "over_s", "deg_s", "perf", "chg/min",
+                     bounds ? fmt::format(" {:>9}", "of_bound") : "");
   for (std::size_t s = 0; s < r.scenarios.size(); ++s)
     for (std::size_t c = 0; c < r.controllers.size(); ++c) {
       const auto& m = r.cells[s][c].metrics;
-      out += fmt::format("{:<22} {:<18} {:>9.2f} {:>9.1f} {:>10.1f} {:>8.4f} {:>10.2f}\n",
+      out += fmt::format("{:<22} {:<18} {:>9.2f} {:>9.1f} {:>10.1f} {:>8.4f} {:>10.2f}{}\n",
                          r.scenarios[s], r.controllers[c], m.max_skin_c, m.seconds_over_limit,
-                         m.degree_seconds_over_limit, m.performance, m.level_changes_per_min);
+                         m.degree_seconds_over_limit, m.performance, m.level_changes_per_min,
+                         bounds ? fmt::format(" {:>9}", of_bound(r, s, m)) : "");
     }
+  if (bounds) out += bound_lines(r, "");
   const auto failures = check_targets(r);
   if (!has_kernel_baseline(r))
     out += std::string("targets: ") + kNoBaseline + "; max skin <= limit + 0.5 °C " +
@@ -175,17 +219,23 @@ std::string format_markdown(const CompareResult& r) {
       "limit; °C·s = degree-seconds above the limit; perf = delivered / demanded work, weighted "
       "per device by the workload; chg/min = device level changes per minute.\n\n",
       r.skin_limit_c);
-  out += "| scenario | controller | max skin °C | over s | °C·s | perf | chg/min |\n";
-  out += "|---|---|---:|---:|---:|---:|---:|\n";
+  const bool bounds = any_bound(r);
+  if (bounds) out += kOfBoundMeaning;
+  out += "| scenario | controller | max skin °C | over s | °C·s | perf | chg/min |";
+  out += bounds ? " of bound |\n" : "\n";
+  out +=
+      bounds ? "|---|---|---:|---:|---:|---:|---:|---:|\n" : "|---|---|---:|---:|---:|---:|---:|\n";
   for (std::size_t s = 0; s < r.scenarios.size(); ++s)
     for (std::size_t c = 0; c < r.controllers.size(); ++c) {
       const auto& m = r.cells[s][c].metrics;
       const bool ours = !governor_from_string(r.controllers[c]);
       const auto b = ours ? "**" : "";
-      out += fmt::format("| {} | {}{}{} | {:.2f} | {:.1f} | {:.1f} | {:.4f} | {:.2f} |\n",
+      out += fmt::format("| {} | {}{}{} | {:.2f} | {:.1f} | {:.1f} | {:.4f} | {:.2f} |{}\n",
                          r.scenarios[s], b, r.controllers[c], b, m.max_skin_c, m.seconds_over_limit,
-                         m.degree_seconds_over_limit, m.performance, m.level_changes_per_min);
+                         m.degree_seconds_over_limit, m.performance, m.level_changes_per_min,
+                         bounds ? " " + of_bound(r, s, m) + " |" : "");
     }
+  if (bounds) out += "\n" + bound_lines(r, "- ");
   const auto failures = check_targets(r);
   out += "\n";
   if (!has_kernel_baseline(r)) {

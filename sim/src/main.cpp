@@ -1,6 +1,7 @@
 // coolhand-sim: the command line. `run` (closed loop, the default with no
 // arguments: the bundled reference scenario), `replay` (sensor trace through
-// a policy) and `compare` (policies and governors over a workload suite).
+// a policy), `compare` (policies and governors over a workload suite) and
+// `bound` (the offline-optimal schedule's performance, bound.h).
 // Bundled data (models, workloads, the reference policy) is looked up in
 // $COOLHAND_SIM_DATA, then the install tree (<prefix>/share/coolhand), then
 // the source tree this binary was built from.
@@ -8,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include <string_view>
 
 #include "coolhand/config/policy_file.h"
+#include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/output.h"
 #include "coolhand/sim/replay.h"
@@ -179,12 +182,57 @@ int cmd_replay(const std::string& policy_path, const std::string& trace_path,
   return 0;
 }
 
+// ----------------------------------------------------------------- bound --
+
+struct BoundArgs {
+  std::string model, workload;
+  std::optional<double> limit_c, step_s;
+  bool quiet = false;
+};
+
+int cmd_bound(const BoundArgs& a) {
+  const std::string model_path = a.model.empty() ? need_data(kReferenceModel) : a.model;
+  const std::string workload_path = a.workload.empty() ? need_data(kReferenceWorkload) : a.workload;
+  const ModelSpec spec = load_model(model_path);
+  const Workload workload = load_workload(workload_path, spec);
+  BoundOptions opts;
+  opts.limit_c = a.limit_c.value_or(spec.skin_limit_c);
+  if (a.step_s) {
+    const double ms = *a.step_s * 1000.0;
+    if (!(ms > 0) || std::abs(ms - std::round(ms)) > 1e-6)
+      throw Failure(fmt::format(
+          "--step {}: the decision step must be a positive whole number of ms", *a.step_s));
+    opts.decision_step = Millis(static_cast<std::int64_t>(std::round(ms)));
+  }
+  if (!a.quiet) opts.progress = [](std::string_view line) { std::cerr << line << "\n"; };
+  auto res = compute_bound(spec, workload, opts);
+  if (auto* e = std::get_if<std::string>(&res))
+    throw Failure("bound: " + workload.name() + ": " + *e);
+  const auto& r = std::get<BoundResult>(res);
+  if (!r.feasible)
+    throw Failure(fmt::format(
+        "bound: {}: no schedule keeps the skin at or below {:.2f} °C: the lowest peak skin any "
+        "schedule reaches is {:.2f} °C (every device at its lowest-power level throughout)",
+        workload.name(), r.limit_c, r.lowest_peak_skin_c));
+  std::cout << fmt::format(
+      "{} on {} ({} steps of {} ms):\n"
+      "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest power)\n"
+      "  performance bound with skin <= {:.2f} °C: {:.4f} (no controller can deliver more)\n"
+      "  the LP's schedule (decision step {:g} s): performance {:.4f}, peak skin {:.2f} °C\n"
+      "  LP: {} variables, {} constraints, solved in {:.2f} s\n",
+      workload.name(), spec.name, r.steps, spec.time_step.count(), r.lowest_peak_skin_c, r.limit_c,
+      r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
+      r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s);
+  return 0;
+}
+
 // --------------------------------------------------------------- compare --
 
 struct CompareArgs {
   std::string model, markdown, out = "coolhand-sim-compare";
   std::vector<std::string> workloads, policies, governors;
   std::uint64_t seed = 1;
+  bool bound = false;
 };
 
 int cmd_compare(CompareArgs a) {
@@ -205,13 +253,15 @@ int cmd_compare(CompareArgs a) {
   std::vector<ControllerChoice> choices;
   for (const auto& p : a.policies) choices.push_back({stem(p), std::nullopt, load_policy(p)});
   for (const auto& g : a.governors) choices.push_back({g, parse_governor(g), std::nullopt});
-  auto res = run_compare(spec, workloads, choices, a.seed);
+  auto res = run_compare(spec, workloads, choices, a.seed, a.bound);
   if (auto* e = std::get_if<std::string>(&res)) throw Failure(*e);
   const auto& r = std::get<CompareResult>(res);
   std::cout << format_text(r);
   std::cout << fmt::format("{} runs, {} steps in {:.2f} s wall ({:.0f} steps/s)\n",
                            r.scenarios.size() * r.controllers.size(), r.steps, r.wall_s,
                            r.wall_s > 0 ? static_cast<double>(r.steps) / r.wall_s : 0.0);
+  if (a.bound)
+    std::cout << fmt::format("{} bounds in {:.2f} s wall\n", r.scenarios.size(), r.bounds_wall_s);
   if (!a.markdown.empty()) check(write_text(format_markdown(r), a.markdown));
   ensure_dir(a.out);
   std::vector<OverlayPanel> panels;
@@ -275,6 +325,23 @@ int run_sim(int argc, char** argv) {
   compare_cmd->add_option("--markdown", ca.markdown, "also write the table as Markdown to FILE");
   compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")->capture_default_str();
   compare_cmd->add_option("--seed", ca.seed, "sensor-noise seed")->capture_default_str();
+  compare_cmd->add_flag("--bound", ca.bound,
+                        "also each workload's performance bound (as `bound`) and every "
+                        "controller's fraction of it");
+
+  BoundArgs ba;
+  auto* bound_cmd = app.add_subcommand(
+      "bound",
+      "the most performance any controller could deliver on a workload with the skin at or "
+      "below the limit (an LP over the model, levels relaxed to their convex hull), and the "
+      "lowest peak skin any schedule reaches");
+  bound_cmd->add_option("--model,-m", ba.model, "model YAML (default: bundled reference UMPC)");
+  bound_cmd->add_option("--workload,-w", ba.workload, "workload CSV (default: bundled gaming.csv)");
+  bound_cmd->add_option("--limit", ba.limit_c, "skin limit, °C (default: the model's)");
+  bound_cmd->add_option("--step", ba.step_s,
+                        "LP decision step, s, a multiple of the model step (default: the "
+                        "model step, coarsened to keep at most 360 decision steps)");
+  bound_cmd->add_flag("--quiet,-q", ba.quiet, "no progress lines on stderr");
 
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.
@@ -296,6 +363,7 @@ int run_sim(int argc, char** argv) {
   try {
     if (*replay_cmd) return cmd_replay(rp_policy, rp_trace, rp_out);
     if (*compare_cmd) return cmd_compare(ca);
+    if (*bound_cmd) return cmd_bound(ba);
     return cmd_run(ra);
   } catch (const std::exception& e) {
     std::cerr << "coolhand-sim: " << e.what() << "\n";

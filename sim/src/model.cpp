@@ -393,6 +393,17 @@ void ThermalModel::step(Millis dt, std::span<const std::uint32_t> levels,
 double ThermalModel::node_c(std::size_t node) const {
   return impl_->z(static_cast<Eigen::Index>(node));
 }
+ThermalModel::StepMatrices ThermalModel::step_matrices() const {
+  const Discrete& d = impl_->base;
+  StepMatrices m;
+  m.nodes = impl_->n;
+  for (Eigen::Index i = 0; i < d.ad.rows(); ++i) {
+    for (Eigen::Index j = 0; j < d.ad.cols(); ++j) m.ad.push_back(d.ad(i, j));
+    for (Eigen::Index j = 0; j < d.bd.cols(); ++j) m.bd.push_back(d.bd(i, j));
+  }
+  return m;
+}
+
 double ThermalModel::ambient_c() const {
   return impl_->ambient();
 }

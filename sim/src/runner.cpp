@@ -29,20 +29,26 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   m.skin_limit_c = spec.skin_limit_c;
   m.max_skin_c = -1e300;
   Trace& tr = result.trace;
+  const std::uint64_t stride =
+      options.trace_max_rows == 0
+          ? 1
+          : std::max<std::uint64_t>(1,
+                                    (steps + options.trace_max_rows - 1) / options.trace_max_rows);
+  const std::uint64_t rows = (steps + stride - 1) / stride;
   if (options.record_trace) {
     for (const auto& n : spec.nodes) tr.nodes.push_back(n.name);
     for (const auto& s : spec.sensors) tr.sensors.push_back(s.name);
     for (const auto& d : spec.devices) tr.devices.push_back(d.name);
     for (auto* v : {&tr.time_s, &tr.ambient_c, &tr.max_skin_c, &tr.power_w, &tr.performance})
-      v->reserve(steps);
+      v->reserve(rows);
     tr.node_c.assign(spec.nodes.size(), {});
     tr.sensor_c.assign(ns, {});
     tr.level.assign(nd, {});
     tr.demand.assign(nd, {});
-    for (auto& v : tr.node_c) v.reserve(steps);
-    for (auto& v : tr.sensor_c) v.reserve(steps);
-    for (auto& v : tr.level) v.reserve(steps);
-    for (auto& v : tr.demand) v.reserve(steps);
+    for (auto& v : tr.node_c) v.reserve(rows);
+    for (auto& v : tr.sensor_c) v.reserve(rows);
+    for (auto& v : tr.level) v.reserve(rows);
+    for (auto& v : tr.demand) v.reserve(rows);
   }
 
   std::vector<std::uint32_t> max_levels;
@@ -103,21 +109,35 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
     }
 
     if (options.record_trace) {
-      tr.time_s.push_back(now.count() / 1000.0);
-      tr.ambient_c.push_back(model.ambient_c());
-      tr.max_skin_c.push_back(skin);
-      tr.power_w.push_back(power);
+      // A new row at the first step of each bucket; later steps of the
+      // bucket fold into it (see RunOptions::trace_max_rows).
+      const bool first = k % stride == 0;
+      const auto keep_max = [first](auto& series, auto value) {
+        if (first)
+          series.push_back(value);
+        else
+          series.back() = std::max(series.back(), value);
+      };
       double want = 0, got = 0;
       for (std::size_t d = 0; d < nd; ++d) {
         want += weights[d] * demand[d];
         got += weights[d] * demand[d] * spec.devices[d].performance[levels[d]];
       }
-      tr.performance.push_back(want > 0 ? got / want : 1.0);
-      for (std::size_t i = 0; i < spec.nodes.size(); ++i) tr.node_c[i].push_back(model.node_c(i));
-      for (std::size_t s = 0; s < ns; ++s) tr.sensor_c[s].push_back(outputs[s].reading.celsius());
+      const double perf = want > 0 ? got / want : 1.0;
+      if (first) {
+        tr.time_s.push_back(now.count() / 1000.0);
+        tr.performance.push_back(perf);
+      } else {
+        tr.performance.back() = std::min(tr.performance.back(), perf);
+      }
+      keep_max(tr.ambient_c, model.ambient_c());
+      keep_max(tr.max_skin_c, skin);
+      keep_max(tr.power_w, power);
+      for (std::size_t i = 0; i < spec.nodes.size(); ++i) keep_max(tr.node_c[i], model.node_c(i));
+      for (std::size_t s = 0; s < ns; ++s) keep_max(tr.sensor_c[s], outputs[s].reading.celsius());
       for (std::size_t d = 0; d < nd; ++d) {
-        tr.level[d].push_back(levels[d]);
-        tr.demand[d].push_back(demand[d]);
+        keep_max(tr.level[d], levels[d]);
+        keep_max(tr.demand[d], demand[d]);
       }
     }
     model.step();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "coolhand/sim/bound.h"
 #include "coolhand/sim/runner.h"
 
 namespace coolhand::sim {
@@ -31,14 +32,22 @@ struct CompareResult {
   std::vector<std::string> controllers;
   std::vector<std::vector<CompareCell>> cells;  // [scenario][controller]
   double skin_limit_c = 0;
-  double wall_s = 0;
+  // Per scenario, when run_compare was asked for it: the performance bound
+  // at the skin limit (bound.h); each controller's fraction of it is shown.
+  std::vector<std::optional<BoundResult>> bounds;
+  double wall_s = 0;         // the runs, bounds excluded
+  double bounds_wall_s = 0;  // the bounds
   std::uint64_t steps = 0;
 };
 
-// Errors (a policy not matching the model) come back as text.
+// Errors (a policy not matching the model, a failed bound) come back as
+// text. With `with_bound`, each workload's performance bound at the model's
+// skin limit is computed too (default decision step; `progress` as in
+// BoundOptions).
 [[nodiscard]] std::variant<CompareResult, std::string> run_compare(
     const ModelSpec& model, const std::vector<Workload>& workloads,
-    const std::vector<ControllerChoice>& controllers, std::uint64_t seed);
+    const std::vector<ControllerChoice>& controllers, std::uint64_t seed, bool with_bound = false,
+    const std::function<void(std::string_view)>& progress = {});
 
 // The targets for each coolhand policy against the kernel baselines, per
 // scenario: never more than 0.5 °C over the limit; degree-seconds over the

@@ -209,6 +209,17 @@ class ThermalModel {
   [[nodiscard]] std::span<const SensorOutput> sensor_outputs() const;
   [[nodiscard]] std::span<const double> device_powers_w() const;
 
+  // One step of the spec's time step as plain row-major matrices, for code
+  // that reasons about the model offline (bound.h): the node temperatures
+  // (°C) after a step are ad * T + bd * [node powers (W); ambient (°C)],
+  // exactly the step step() takes.
+  struct StepMatrices {
+    std::size_t nodes = 0;
+    std::vector<double> ad;  // nodes x nodes
+    std::vector<double> bd;  // nodes x (nodes + 1)
+  };
+  [[nodiscard]] StepMatrices step_matrices() const;
+
   // Energy accounting (for tests and sanity): heat stored relative to 0 °C,
   // J; and the totals since construction of electrical energy dissipated and
   // heat lost to ambient, J. Accumulated exactly over each held step when

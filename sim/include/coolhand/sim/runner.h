@@ -78,7 +78,8 @@ struct Metrics {
   double steps_per_s = 0;
 };
 
-// Per-step samples for the CSV and the plot, one entry per step.
+// Samples for the CSV and the plots: one row per step, or per bucket of
+// consecutive steps when RunOptions::trace_max_rows thins it.
 struct Trace {
   std::vector<std::string> nodes, sensors, devices;
   std::vector<double> time_s, ambient_c, max_skin_c, power_w, performance;
@@ -90,6 +91,14 @@ struct Trace {
 
 struct RunOptions {
   bool record_trace = true;
+  // Most rows the trace keeps; 0 keeps one per step. A longer run records
+  // one row per bucket of ceil(steps / trace_max_rows) consecutive steps,
+  // as it runs, so memory stays bounded however long the run: the row's
+  // time is its first step's, performance is the bucket's lowest and every
+  // other series its highest (hottest node, sensor and skin, most power,
+  // deepest level, highest demand and ambient), the extremes a plot draws.
+  // Metrics are computed on every step either way.
+  std::size_t trace_max_rows = 0;
 };
 
 struct RunResult {

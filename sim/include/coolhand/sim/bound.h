@@ -1,0 +1,96 @@
+// The offline-optimal throttle schedule (`coolhand-sim bound`): the most
+// performance any controller could deliver on a model and workload with the
+// skin at or below a limit, and the lowest peak skin any schedule reaches.
+//
+// The model is linear (model.h), so with each device's level relaxed to time
+// fractions over its levels (its (power, performance) points relaxed to their
+// convex hull) the skin temperature at every step is affine in the schedule,
+// and the best schedule is a linear programme, solved with GLPK:
+//   variables  x[d][l][b] >= 0, the fraction of decision step b device d
+//              spends at level l (sum over l = 1), and the node
+//              temperatures at the start of each decision step;
+//   dynamics   the simulator's own exact 100 ms step (ThermalModel::
+//              step_matrices), applied to the workload's demand and ambient
+//              step by step as the runner applies them; a decision step is
+//              a whole number of model steps with x held;
+//   limit      every skin node <= limit at the start of every decision step
+//              (the runner's max skin is taken at the start of each step, so
+//              the state after the last step is not checked);
+//   objective  the runner's performance metric, sum_d w_d delivered_d /
+//              sum_d w_d demanded_d.
+//
+// What is guaranteed. A real controller picks one level per device per
+// 100 ms step; any run with max skin <= limit is a feasible point of the
+// "fine" LP (decision step = model step, limit checked at every step). The
+// coarse LP solved here is not a relaxation of the fine one (it holds x over
+// a decision step, and checks the limit only at decision-step starts), so its
+// optimum proves nothing by itself. The bound reported is instead the fine
+// LP's Lagrangian dual value at the coarse LP's skin multipliers: for any
+// multipliers >= 0 it is >= the fine LP's optimum (weak duality), so it is a
+// true upper bound on every controller's performance with max skin <= limit,
+// whatever the decision step; coarsening only loosens it (compare it with
+// `schedule_performance`). The lowest peak skin is exact: the step matrices
+// are elementwise >= 0 (the exponential of a Metzler matrix), so every
+// node's temperature at every step is lowest when every device draws its
+// lowest power at every step; that schedule's 100 ms peak is the minimum.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "coolhand/sim/model.h"
+#include "coolhand/sim/workload.h"
+
+namespace coolhand::sim {
+
+struct BoundOptions {
+  double limit_c = 45.0;  // skin limit, °C
+  // Length of a decision step, a whole number of model steps. Unset: the
+  // model step for runs of at most kBoundMaxDecisionSteps steps, else the
+  // shortest whole number of model steps that keeps within that many.
+  std::optional<Millis> decision_step;
+  // Called with progress lines (the LP's size, the solver's iteration log
+  // every few seconds, the solve time); may be empty.
+  std::function<void(std::string_view)> progress;
+};
+
+// Decision steps above which the default decision step is coarsened: the LP
+// then solves in seconds on one core (docs/benchmarks.md has the figures).
+inline constexpr std::uint64_t kBoundMaxDecisionSteps = 360;
+
+struct BoundResult {
+  double limit_c = 0;
+  // Lowest peak skin any schedule reaches: every device at its lowest-power
+  // level throughout (exact at every 100 ms step, see above).
+  double lowest_peak_skin_c = 0;
+  // False when limit_c < lowest_peak_skin_c: no schedule holds the limit,
+  // and the fields below are unset.
+  bool feasible = false;
+  // Upper bound on the performance of any controller whose max skin is at
+  // most limit_c (the fine LP's dual value; guaranteed, see above).
+  double performance_bound = 0;
+  // The coarse LP's optimum: the performance of its schedule, whose skin is
+  // checked only at decision-step starts, and that schedule's peak skin
+  // replayed at every model step. When schedule_peak_skin_c <= limit_c the
+  // fine LP's optimum lies in [schedule_performance, performance_bound].
+  double schedule_performance = 0;
+  double schedule_peak_skin_c = 0;
+  Millis decision_step{0};
+  std::uint64_t steps = 0;           // model steps in the run
+  std::uint64_t decision_steps = 0;  // LP decision steps
+  std::uint64_t variables = 0;
+  std::uint64_t constraints = 0;
+  double solve_s = 0;  // wall time of the LP solve
+};
+
+// Errors (a decision step that is no whole number of model steps, a solver
+// failure) come back as text. `workload` is copied and replayed from t = 0.
+[[nodiscard]] std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
+                                                                   const Workload& workload,
+                                                                   const BoundOptions& options);
+
+}  // namespace coolhand::sim
