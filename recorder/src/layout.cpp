@@ -11,7 +11,10 @@ namespace {
 using F = FieldLayout;
 using T = FieldType;
 
-#define COMMON F{"t_ns", T::u64, 0}, F{"kind", T::u16, 8}
+#define COMMON              \
+  F{"t_ns", T::u64, 0}, F { \
+    "kind", T::u16, 8       \
+  }
 
 constexpr std::array kLoopCreated{COMMON, F{"slots", T::u16, 10}, F{"devices", T::u32, 12},
                                   F{"policy_hash", T::u64, 16},
@@ -32,11 +35,8 @@ constexpr std::array kBound{COMMON, F{"device", T::u16, 10}, F{"bound", T::u32, 
 constexpr std::array kRebind{COMMON, F{"device", T::u16, 10}, F{"found", T::u32, 12}};
 constexpr std::array kApply{COMMON, F{"device", T::u16, 10}, F{"level", T::u32, 12},
                             F{"ok", T::i32, 24}};
-constexpr std::array kWatch{COMMON,
-                            F{"slot", T::u16, 10},
-                            F{"accepted", T::u32, 12},
-                            F{"low_mc", T::i32, 24},
-                            F{"high_mc", T::i32, 28}};
+constexpr std::array kWatch{COMMON, F{"slot", T::u16, 10}, F{"accepted", T::u32, 12},
+                            F{"low_mc", T::i32, 24}, F{"high_mc", T::i32, 28}};
 constexpr std::array kDevice{COMMON, F{"device", T::u16, 10}};
 constexpr std::array kStep{COMMON, F{"severity", T::u32, 12}, F{"at_ms", T::i64, 16},
                            F{"next_step_in_ms", T::i32, 24}, F{"events", T::i32, 28}};

@@ -90,8 +90,8 @@ struct LoopRecorder::Taps final : policy::SensorPort,
         const auto id = e.controller_id(o.controller);
         if (!id) continue;
         const ControllerSpec& c = spec.controllers[id->index];
-        const bool threshold_kind = c.kind == ControllerSpec::Kind::step_wise ||
-                                    c.kind == ControllerSpec::Kind::bang_bang;
+        const bool threshold_kind =
+            c.kind == ControllerSpec::Kind::step_wise || c.kind == ControllerSpec::Kind::bang_bang;
         const std::optional<MilliC> v = threshold_kind ? o.threshold : o.setpoint;
         if (v) row[id->index] = *v + p.limit_offset;
       }
@@ -204,10 +204,9 @@ struct LoopRecorder::Taps final : policy::SensorPort,
     if (inner.observer) inner.observer->sensor_recovered(slot, value, now);
   }
   void stepped(const policy::Decision& d, Time now) override {
-    const std::int32_t next =
-        d.next_step ? static_cast<std::int32_t>(std::clamp<std::int64_t>(
-                          (*d.next_step - d.at).count(), 0, 0x7FFFFFFF))
-                    : -1;
+    const std::int32_t next = d.next_step ? static_cast<std::int32_t>(std::clamp<std::int64_t>(
+                                                (*d.next_step - d.at).count(), 0, 0x7FFFFFFF))
+                                          : -1;
     ring.put(Kind::step, 0, static_cast<std::uint32_t>(d.severity), d.at.count(), next,
              static_cast<std::int32_t>(d.events.size()));
     const std::size_t profile = profile_index();
@@ -249,8 +248,8 @@ struct LoopRecorder::Taps final : policy::SensorPort,
 
 LoopRecorder::LoopRecorder(Ring& ring, std::uint64_t policy_hash,
                            std::unique_ptr<policy::Engine> engine,
-                           const std::vector<policy::SensorId>& sensors,
-                           policy::LoopConfig config, policy::LoopPorts ports, ClockNs clock)
+                           const std::vector<policy::SensorId>& sensors, policy::LoopConfig config,
+                           policy::LoopPorts ports, ClockNs clock)
     : ring_(ring), clock_(clock), taps_(std::make_unique<Taps>(ring, ports, sensors.size())) {
   if (clock_) ring_.set_time(clock_());
   const std::size_t devices = engine->spec().devices.size();
@@ -261,16 +260,16 @@ LoopRecorder::LoopRecorder(Ring& ring, std::uint64_t policy_hash,
     ring_.put(Kind::slot_map, u16(i), sensors[i].index);
   }
   loop_ = std::make_unique<policy::ControlLoop>(
-      std::move(engine), sensors, config,
-      policy::LoopPorts{*taps_, *taps_, *taps_, taps_.get()});
+      std::move(engine), sensors, config, policy::LoopPorts{*taps_, *taps_, *taps_, taps_.get()});
   taps_->bind(loop_->engine());
 }
 
 LoopRecorder::~LoopRecorder() = default;
 
 void LoopRecorder::stamp(Time now) {
-  ring_.set_time(clock_ ? clock_() : static_cast<std::uint64_t>(std::max<std::int64_t>(
-                                         now.count(), 0)) * 1000000U);
+  ring_.set_time(clock_ ? clock_()
+                        : static_cast<std::uint64_t>(std::max<std::int64_t>(now.count(), 0)) *
+                              1000000U);
 }
 
 void LoopRecorder::start(Time now) {

@@ -1,8 +1,9 @@
 // Reading a recording file. Every check names the byte offset where the
 // file stopped making sense; nothing here throws (bad_alloc aside) or reads
 // past the input.
-#include <cstring>
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "coolhand/recorder/file.h"
 #include "wire.h"
@@ -76,8 +77,8 @@ struct Parser {
       return fail(0, "bad magic: not a coolhand recording (expected \"CHREC\\0\\r\\n\")");
     }
     if (file.size() < kFixedHeaderSize) {
-      return fail(file.size(), fmt::format("file ends inside the {}-byte fixed header",
-                                           kFixedHeaderSize));
+      return fail(file.size(),
+                  fmt::format("file ends inside the {}-byte fixed header", kFixedHeaderSize));
     }
     rec.version_major = static_cast<std::uint16_t>(u64_at(8, 2));
     rec.version_minor = static_cast<std::uint16_t>(u64_at(10, 2));
@@ -92,8 +93,8 @@ struct Parser {
     }
     const std::uint64_t record_size = u64_at(16, 4);
     if (record_size != kRecordSize) {
-      return fail(16, fmt::format("record size {}, this reader reads {}-byte records",
-                                  record_size, kRecordSize));
+      return fail(16, fmt::format("record size {}, this reader reads {}-byte records", record_size,
+                                  kRecordSize));
     }
     count = u64_at(24, 8);
     rec.capacity = u64_at(32, 8);
@@ -265,14 +266,14 @@ struct Parser {
       }
     }
     if (c.left() != 0) {
-      return fail(c.pos(), fmt::format("{} bytes between the end section and the records",
-                                       c.left()));
+      return fail(c.pos(),
+                  fmt::format("{} bytes between the end section and the records", c.left()));
     }
     if (!have_layout) return fail(kFixedHeaderSize, "no layout section");
     if (rec.meta.sensor_kinds.size() != rec.meta.sensors.size()) {
-      return fail(kFixedHeaderSize, fmt::format("{} sensor names but {} sensor kinds",
-                                                rec.meta.sensors.size(),
-                                                rec.meta.sensor_kinds.size()));
+      return fail(kFixedHeaderSize,
+                  fmt::format("{} sensor names but {} sensor kinds", rec.meta.sensors.size(),
+                              rec.meta.sensor_kinds.size()));
     }
     if (policy_hash(rec.meta.policy_text) != rec.policy_hash) {
       return fail(56, "policy hash does not match the policy text");
@@ -302,16 +303,16 @@ struct Parser {
         break;
       case Kind::slot_map:
         if (r.a >= rec.meta.sensors.size()) {
-          return fail(at + 12, fmt::format("slot_map names sensor {} of {}", r.a,
-                                           rec.meta.sensors.size()));
+          return fail(at + 12,
+                      fmt::format("slot_map names sensor {} of {}", r.a, rec.meta.sensors.size()));
         }
         return true;
       default:
         return true;
     }
     if (r.index >= limit) {
-      return fail(at + 10, fmt::format("{} record names {} {} of {}",
-                                       find_layout(r.kind)->name, what, r.index, limit));
+      return fail(at + 10, fmt::format("{} record names {} {} of {}", find_layout(r.kind)->name,
+                                       what, r.index, limit));
     }
     return true;
   }
@@ -325,9 +326,9 @@ struct Parser {
                   fmt::format("file ends inside record {} of {} (truncated)", whole, count));
     }
     if (body != count * kRecordSize) {
-      return fail(header_size + count * kRecordSize,
-                  fmt::format("{} bytes after the last of {} records", body - count * kRecordSize,
-                              count));
+      return fail(
+          header_size + count * kRecordSize,
+          fmt::format("{} bytes after the last of {} records", body - count * kRecordSize, count));
     }
     rec.records.resize(count);
     std::uint64_t last_t = 0;

@@ -1,8 +1,9 @@
 // ReplayPorts and replay_segment (rules in replay.h).
 #include "coolhand/recorder/replay.h"
 
-#include <cstring>
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "coolhand/recorder/layout.h"
 #include "coolhand/recorder/loop_recorder.h"
@@ -167,8 +168,9 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
   const auto& rs = rec.records;
   if (!seg.complete || seg.begin >= rs.size() ||
       rs[seg.begin].kind != static_cast<std::uint16_t>(Kind::loop_created)) {
-    out.divergence = Divergence{seg.begin, "segment does not start at a loop_created record (its "
-                                           "start was overwritten); exact replay impossible"};
+    out.divergence = Divergence{seg.begin,
+                                "segment does not start at a loop_created record (its "
+                                "start was overwritten); exact replay impossible"};
     return out;
   }
   const Record& created = rs[seg.begin];
@@ -206,8 +208,8 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
       while (cursor < seg.end && !replayed(rs[cursor].kind)) ++cursor;
       const Record& mine = scratch.at(seen);
       if (cursor >= seg.end) {
-        out.divergence = Divergence{cursor, "replay produced " + describe(mine) +
-                                                " after the recording's end"};
+        out.divergence =
+            Divergence{cursor, "replay produced " + describe(mine) + " after the recording's end"};
         return false;
       }
       if (!same_but_time(mine, rs[cursor])) {
@@ -231,8 +233,8 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
       // replay did not produce (other than daemon records) diverge.
       while (cursor < at && !replayed(rs[cursor].kind)) ++cursor;
       if (cursor != at) {
-        out.divergence = Divergence{cursor, "recorded " + describe(rs[cursor]) +
-                                                ", the replay produced nothing more"};
+        out.divergence = Divergence{
+            cursor, "recorded " + describe(rs[cursor]) + ", the replay produced nothing more"};
         return out;
       }
     }

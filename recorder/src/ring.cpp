@@ -5,8 +5,7 @@
 
 namespace coolhand::recorder {
 
-Ring::Ring(std::size_t capacity)
-    : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity)) {
+Ring::Ring(std::size_t capacity) : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity)) {
   // new Record[n]() value-initialises: every page is touched now, at start,
   // so recording never faults a fresh page in later (Private_Dirty is the
   // ring's full size from the start, not growing with use).

@@ -41,7 +41,7 @@ struct Metadata {
   std::string policy_text;     // the policy file's full text
   std::string reason;          // why this dump: "dbus", "SIGUSR1", "shutdown", ...
   std::uint64_t dump_time_ns = 0;
-  std::vector<std::string> sensors;  // every sensor, physical and virtual
+  std::vector<std::string> sensors;        // every sensor, physical and virtual
   std::vector<std::uint8_t> sensor_kinds;  // policy::SensorSpec::Kind per sensor
   std::vector<std::string> zones;
   std::vector<std::string> devices;
@@ -105,7 +105,7 @@ struct Recording {
   std::uint64_t policy_hash = 0;
   Metadata meta;
   std::vector<FileKind> layout;
-  std::vector<Record> records;     // oldest first
+  std::vector<Record> records;       // oldest first
   std::uint64_t records_offset = 0;  // byte offset of records[0]
 
   [[nodiscard]] std::uint64_t offset_of(std::size_t i) const {

@@ -38,20 +38,20 @@ enum class Kind : std::uint16_t {
   call_seed_level = 11,   // ControlLoop::seed_level(device, level, now)
   call_set_profile = 12,  // ControlLoop::set_profile(name): profile index, accepted
   // -- port answers
-  port_read = 32,           // SensorPort::read(slot, rebind) -> value or failure
-  port_sensor_state = 33,   // SensorPort::present/delivery changed for a slot
-  port_bound = 34,          // KnobPort::bound changed for a device
-  port_rebind = 35,         // KnobPort::rebind(device) -> found
-  port_apply = 36,          // KnobPort::apply(device, level) -> ok
-  port_watch = 37,          // WindowPort::watch(slot, window) -> accepted
-  port_verify = 38,         // KnobPort::verify(device)
-  port_restore = 39,        // KnobPort::restore(device)
+  port_read = 32,          // SensorPort::read(slot, rebind) -> value or failure
+  port_sensor_state = 33,  // SensorPort::present/delivery changed for a slot
+  port_bound = 34,         // KnobPort::bound changed for a device
+  port_rebind = 35,        // KnobPort::rebind(device) -> found
+  port_apply = 36,         // KnobPort::apply(device, level) -> ok
+  port_watch = 37,         // WindowPort::watch(slot, window) -> accepted
+  port_verify = 38,        // KnobPort::verify(device)
+  port_restore = 39,       // KnobPort::restore(device)
   // -- observer
-  step = 64,             // an engine step: severity, time, next step
-  device_decision = 65,  // one device's verdict in that step
-  virtual_value = 66,    // one virtual sensor's value after that step
-  engine_event = 67,     // trip up/down, severity change, sensor (un)known, ...
-  sensor_lost = 68,      // the loop declared a sensor lost
+  step = 64,              // an engine step: severity, time, next step
+  device_decision = 65,   // one device's verdict in that step
+  virtual_value = 66,     // one virtual sensor's value after that step
+  engine_event = 67,      // trip up/down, severity change, sensor (un)known, ...
+  sensor_lost = 68,       // the loop declared a sensor lost
   sensor_recovered = 69,  // a lost sensor read again
   action = 70,            // a trip action fired
   // -- daemon

@@ -77,9 +77,9 @@ class ReplayPorts final : public policy::SensorPort,
 };
 
 struct ReplayResult {
-  std::size_t calls = 0;     // call_* records issued
-  std::size_t compared = 0;  // records compared
-  std::size_t steps = 0;     // engine steps replayed
+  std::size_t calls = 0;                 // call_* records issued
+  std::size_t compared = 0;              // records compared
+  std::size_t steps = 0;                 // engine steps replayed
   std::optional<Divergence> divergence;  // none: bit-exact
 };
 
