@@ -268,6 +268,7 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
         loop.restore_all();
         break;
       case Kind::call_seed_level:
+        if (r.index >= devices) break;
         loop.seed_level(r.index, r.a, now);
         break;
       case Kind::call_set_profile: {
