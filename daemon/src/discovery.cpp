@@ -488,16 +488,32 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
       if (!cur) return cur.error();
       t.original = *cur;
     }
-    // Level 0 is the value found at start, whatever the kind: starting the
-    // daemon changes nothing. It may lie outside the advertised range
-    // (firmware sets RAPL PL1 above max_power_uw); it is restored as found.
+    // Level 0 is the value found at start, whatever the kind, throttle
+    // states included (a fan's cur_state, a module device's throttling): the
+    // daemon changes nothing at start and never "releases" a device that was
+    // already throttled when it started. The start value may lie outside the
+    // advertised range (firmware sets RAPL PL1 above max_power_uw); it is
+    // restored as found. `top` is that value held inside the range, so that
+    // coolhand's own writes stay there.
+    std::int64_t top = t.original;
+    if (f.range) top = std::clamp(top, f.range->lo, f.range->hi);
+    // Throttling never goes the other way from the start value: a cap is
+    // never raised above it, a throttle state never lowered below it.
+    const auto no_looser = [&](std::int64_t v) {
+      return f.higher_throttles ? std::max(v, top) : std::min(v, top);
+    };
     std::vector<std::int64_t> levels;
     if (!knob.values.empty()) {
-      levels.push_back(f.higher_throttles ? 0 : t.original);
+      levels.push_back(t.original);
       for (const auto& v : knob.values) {
         auto x = to_target(v, f);
         if (!x) return x.error();
-        levels.push_back(to_granularity(*x, f));
+        const std::int64_t want = to_granularity(*x, f);
+        if (f.range && (want < f.range->lo || want > f.range->hi)) {
+          return bind_error(f.path, fmt::format("level {} value {} is outside [{}, {}]",
+                                                levels.size(), want, f.range->lo, f.range->hi));
+        }
+        levels.push_back(to_granularity(no_looser(want), f));
       }
     } else {
       std::optional<std::int64_t> bottom = f.deepest;
@@ -510,18 +526,9 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
         return bind_error(f.path,
                           "set `deepest` for this knob: sysfs gives no minimum to throttle to");
       }
-      // Interpolate from the start value, held inside the range so that
-      // coolhand's own writes stay there; throttling never raises a cap
-      // (nor lowers a cooling state).
-      std::int64_t top = f.higher_throttles ? 0 : t.original;
-      if (f.range) top = std::clamp(top, f.range->lo, f.range->hi);
-      bottom = f.higher_throttles ? std::max(*bottom, top) : std::min(*bottom, top);
-      levels = interpolate_levels(top, *bottom, max_level);
+      levels = interpolate_levels(top, no_looser(*bottom), max_level);
       for (auto& v : levels) v = to_granularity(v, f);
-      // Throttle states (cooling devices, the module's devices) count from
-      // 0 = not throttled by definition; level 0 is that state. Every other
-      // kind keeps the value found at start.
-      if (!f.higher_throttles) levels[0] = t.original;
+      levels[0] = t.original;
     }
     if (f.range) {
       for (std::size_t l = 1; l < levels.size(); ++l) {

@@ -64,10 +64,12 @@ using OriginalLookup = std::function<std::optional<std::int64_t>(const KnobTarge
 
 // Level mapping, as docs/policy-language.md ("How levels map to values")
 // states it. Level 0 is always the value found at start (the original, kept
-// across reloads), for every kind: the daemon writes nothing at start, and an
-// original outside the advertised range (firmware's RAPL PL1 above
-// max_power_uw) is kept and restored as found. With an explicit `values`
-// table, level L >= 1 gets values[L-1]; otherwise
+// across reloads), for every kind, throttle states (cooling_device cur_state,
+// coolhand throttling) included: the daemon writes nothing at start, never
+// releases a device found already throttled, and an original outside the
+// advertised range (firmware's RAPL PL1 above max_power_uw) is kept and
+// restored as found. With an explicit `values` table, level L >= 1 gets
+// values[L-1]; otherwise
 //   v(L) = top + (deepest - top) * L / max_level
 // rounded to the nearest integer, halves away from zero, where top is the
 // start value held inside the advertised range. Policy values are converted
@@ -76,9 +78,10 @@ using OriginalLookup = std::function<std::optional<std::int64_t>(const KnobTarge
 // `deepest`: cooling_device/coolhand max state, cpufreq cpuinfo_min_freq,
 // intel_pstate min_perf_pct, gpu_freq RPn, charge_current 0;
 // rapl, amdgpu_power (power1_cap_min reads 0 W), backlight, firmware and hwmon attributes and
-// charge_threshold have no safe default. Throttling never raises a cap (nor
-// lowers a cooling state) past the start value. Levels 1..max must lie in the
-// advertised range; amdgpu caps are whole watts (the kernel keeps no more).
+// charge_threshold have no safe default. Levels 1..max must lie in the
+// advertised range; then a level never throttles less than `top` (a cap is
+// never raised above it, a throttle state never lowered below it). amdgpu
+// caps are whole watts (the kernel keeps no more).
 [[nodiscard]] std::vector<std::int64_t> interpolate_levels(std::int64_t top, std::int64_t deepest,
                                                            std::uint32_t max_level);
 

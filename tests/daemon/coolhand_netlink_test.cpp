@@ -413,11 +413,11 @@ TEST_F(ModuleRuntimeTest, TempEventReachesTheRightSensor) {
   tree.write("class/coolhand/zone0/temp1_input", 51000);
   deliver(*rt, temp_event(0, 51000, 1));  // the cpu zone: no controller
   (void)rt->tick(now);
-  EXPECT_EQ(tree.read_int(kKnob), 0);
+  EXPECT_EQ(tree.read_int(kKnob), 1);  // level 0: the throttling found at start
   tree.write(kSkinTemp, 46000);
   deliver(*rt, temp_event(1, 46000, 2));  // the skin zone
   (void)rt->tick(now);
-  EXPECT_EQ(tree.read_int(kKnob), 5);  // level 2 of 4 on throttling_max 10
+  EXPECT_EQ(tree.read_int(kKnob), 6);  // level 2 of 4 from 1 to throttling_max 10: 5.5
   EXPECT_EQ(rt->device_level("throttle"), 2u);
   EXPECT_EQ(rt->counters().pushed_samples, 2u);
   // Mainline events for the mirrored zone no longer drive it.
@@ -442,10 +442,10 @@ TEST_F(ModuleRuntimeTest, ThrottleEventByAnotherWriterIsReapplied) {
   tree.write(kSkinTemp, 46000);
   deliver(*rt, temp_event(1, 46000, 1));
   (void)rt->tick(now);
-  ASSERT_EQ(tree.read_int(kKnob), 5);
+  ASSERT_EQ(tree.read_int(kKnob), 6);
   tree.write(kKnob, 9);  // a kernel governor or another tool
   deliver(*rt, throttle_event(0, 9, 2));
-  EXPECT_EQ(tree.read_int(kKnob), 5);
+  EXPECT_EQ(tree.read_int(kKnob), 6);
 }
 
 TEST_F(ModuleRuntimeTest, WindowSetFailureFallsBackToSysfs) {

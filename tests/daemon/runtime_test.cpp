@@ -121,7 +121,7 @@ struct RuntimeTest : ::testing::Test {
 TEST_F(RuntimeTest, ThrottlesWhenHotAndReleasesWhenCool) {
   auto rt = make();
   ASSERT_TRUE(rt);
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
   EXPECT_EQ(tree.read_int(kCpu), 2000000);
   set_temp(51000);
   run_until(*rt, now + Time(11000));
@@ -129,7 +129,7 @@ TEST_F(RuntimeTest, ThrottlesWhenHotAndReleasesWhenCool) {
   EXPECT_EQ(tree.read_int(kCpu), 400000);
   set_temp(40000);
   run_until(*rt, now + Time(11000));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
   EXPECT_EQ(tree.read_int(kCpu), 2000000);
 }
 
@@ -189,7 +189,7 @@ TEST_P(GarbageTest, SensorIsLostThenRecovers) {
   set_temp(40000);
   run_until(*rt, now + Time(12000));
   EXPECT_FALSE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, GarbageTest,
@@ -284,7 +284,7 @@ TEST_F(RuntimeTest, BadReloadKeepsTheOldPolicy) {
   EXPECT_EQ(tree.read_int(kFan), 2);  // untouched, still driven
   set_temp(40000);
   run_until(*rt, now + Time(11000));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, DryRunWritesNothing) {
@@ -313,7 +313,7 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   EXPECT_FALSE(rt->tick(now + Time(1)));  // nothing to poll, no time-driven controller
   set_temp(51000);                        // sysfs changes but no event yet: not read
   EXPECT_FALSE(rt->tick(now + Time(20000)));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
   now += Time(20001);
   rt->on_zone_temperature(0, MilliC(51000), now);
   (void)rt->tick(now);
@@ -354,7 +354,7 @@ TEST_F(RuntimeTest, NoRecheckWithoutKernelThresholds) {
   };
   rt->on_zone_temperature(0, MilliC(44000), now);
   (void)rt->tick(now);
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, RecheckInsideTheWindowDoesNotStepAgain) {
@@ -371,7 +371,7 @@ TEST_F(RuntimeTest, RecheckInsideTheWindowDoesNotStepAgain) {
   EXPECT_FALSE(rt->tick(now));
   EXPECT_EQ(rt->counters().steps, steps + 1);
   ASSERT_EQ(windows.size(), 1u);
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, DeletedZoneIsLostAndFoundAgainOnResync) {
@@ -384,7 +384,7 @@ TEST_F(RuntimeTest, DeletedZoneIsLostAndFoundAgainOnResync) {
   now += Time(100);
   rt->resync(now);
   EXPECT_FALSE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, ResumeRewritesLevelsFirmwareReset) {
