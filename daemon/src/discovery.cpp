@@ -38,6 +38,24 @@ std::optional<std::string> find_dir_by_attr(const Sysfs& fs, const std::string& 
   return std::nullopt;
 }
 
+// THERMAL_TEMP_INVALID (include/linux/thermal.h, 6.1): what a trip reads
+// when it is not set (x86_pkg_temp's sys_get_trip_temp for a zero threshold).
+constexpr std::int64_t kThermalTempInvalid = -274000;
+
+// Whether class/thermal/<zone_dir>/trip_point_<N>_temp reads a set trip for
+// some N (thermal_sysfs.c create_trip_attrs: one per trip, N from 0).
+bool has_set_trip(const Sysfs& fs, const std::string& zone_dir) {
+  auto files = fs.list("class/thermal/" + zone_dir);
+  if (!files) return false;
+  for (const auto& f : *files) {
+    if (!starts_with(f, "trip_point_") || f.size() < 5 || f.substr(f.size() - 5) != "_temp")
+      continue;
+    auto v = fs.read_integer(fmt::format("class/thermal/{}/{}", zone_dir, f));
+    if (v && *v > kThermalTempInvalid) return true;
+  }
+  return false;
+}
+
 Result<SensorBinding> find_thermal_zone(const Sysfs& fs, const SensorSource& src) {
   auto dir = find_dir_by_attr(fs, "class/thermal", "thermal_zone", "type", src.name);
   if (!dir)
@@ -46,6 +64,7 @@ Result<SensorBinding> find_thermal_zone(const Sysfs& fs, const SensorSource& src
   SensorBinding b;
   b.path = "class/thermal/" + *dir + "/temp";
   b.thermal_zone_id = static_cast<std::uint32_t>(std::strtoul(dir->c_str() + 12, nullptr, 10));
+  b.zone_has_trips = has_set_trip(fs, *dir);
   b.description = fmt::format("{} ({})", *dir, src.name);
   return b;
 }
@@ -102,6 +121,7 @@ Result<SensorBinding> find_coolhand_zone(const Sysfs& fs, const SensorSource& sr
     const std::string leaf = link->substr(slash == std::string::npos ? 0 : slash + 1);
     if (starts_with(leaf, "thermal_zone")) {
       b.thermal_zone_id = static_cast<std::uint32_t>(std::strtoul(leaf.c_str() + 12, nullptr, 10));
+      b.zone_has_trips = has_set_trip(fs, leaf);
     }
   }
   if (fs.exists(base + "event_window")) b.event_window_path = base + "event_window";
@@ -447,6 +467,10 @@ Result<SensorBinding> find_sensor(const Sysfs& fs, const SensorSource& src) {
       break;
   }
   return bind_error(src.name, "sensor has no hardware source");
+}
+
+bool zone_sends_events(const SensorBinding& b) {
+  return b.thermal_zone_id && b.zone_has_trips;
 }
 
 bool original_acceptable(const KnobTarget& target, std::int64_t value) {

@@ -21,7 +21,11 @@ namespace coolhand::daemon {
 struct SensorBinding {
   std::string path;              // e.g. "class/thermal/thermal_zone3/temp"
   std::int32_t scale_to_mc = 1;  // 1: m°C attribute; 100: tenths of °C (power_supply)
-  std::optional<std::uint32_t> thermal_zone_id;  // N of thermal_zoneN: receives netlink events
+  std::optional<std::uint32_t> thermal_zone_id;  // N of thermal_zoneN (its netlink zone id)
+  // Whether that thermal zone has a trip point set (some trip_point_<N>_temp
+  // reads above THERMAL_TEMP_INVALID), so the kernel updates it, and sends
+  // its thermal netlink events, by itself. See zone_sends_events().
+  bool zone_has_trips = false;
   // coolhand module zones: N of class/coolhand/zoneN, the zone id of the
   // module's own netlink family (COOLHAND_A_ZONE_ID).
   std::optional<std::uint32_t> coolhand_zone_id;
@@ -31,6 +35,22 @@ struct SensorBinding {
   std::optional<std::string> event_window_path;
   std::string description;  // "thermal_zone3 (x86_pkg_temp)", for log lines
 };
+
+// Whether the thermal netlink family reports the zone's temperature without
+// coolhand polling it. In 6.1 a zone sends THERMAL_GENL_EVENT_TZ_TRIP_UP/DOWN
+// and SAMPLING_TEMP only from thermal_zone_device_update()
+// (drivers/thermal/thermal_core.c: update_temperature() calls
+// thermal_genl_sampling_temp(), handle_thermal_trip() notifies trip
+// crossings). That runs on the core's poll, which monitor_thermal_zone()
+// arms only for a non-zero polling_delay (or passive_delay while a passive
+// trip is active), or when the driver calls it from an interrupt on a trip
+// it programmed (x86_pkg_temp_thermal.c: pkg_temp_thermal_threshold_work_fn,
+// only for thresholds set in trip_point_<N>_temp; unset ones read
+// THERMAL_TEMP_INVALID). x86_pkg_temp registers with polling and passive
+// delay 0. 6.1's sysfs does not show polling_delay, so a zone without a set
+// trip is polled by coolhand at the adaptive interval: where the kernel polls
+// it too, that costs a few reads, never the sensor.
+[[nodiscard]] bool zone_sends_events(const SensorBinding& b);
 
 [[nodiscard]] Result<SensorBinding> find_sensor(const Sysfs& fs, const config::SensorSource& src);
 

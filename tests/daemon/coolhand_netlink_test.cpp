@@ -343,6 +343,8 @@ struct ModuleRuntimeTest : ::testing::Test {
     for (int z = 0; z < 2; ++z) {
       const std::string base = "class/coolhand/zone" + std::to_string(z) + "/";
       tree.thermal_zone(z, "emul_zone" + std::to_string(z), 35000);
+      // The mirror's passive trip (kmod/README section 5).
+      tree.write("class/thermal/thermal_zone" + std::to_string(z) + "/trip_point_0_temp", 50000);
       tree.write(base + "name", "emul_zone" + std::to_string(z));
       tree.write(base + "temp1_input", 35000);
       tree.write(base + "event_window", "34000 36000");

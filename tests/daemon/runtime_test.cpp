@@ -83,6 +83,8 @@ config::PolicyDocument parse(const char* text) {
 struct RuntimeTest : ::testing::Test {
   RuntimeTest() : fs(tree.root()) {
     tree.thermal_zone(0, "skin-therm", 40000);
+    // A set trip: the kernel updates the zone by itself (zone_sends_events).
+    tree.write("class/thermal/thermal_zone0/trip_point_0_temp", 95000);
     tree.cooling_device(0, "Fan", 3, 1);  // firmware left it at 1: that is the original
     tree.cpufreq_policy(0, 400000, 2000000);
     log.capture();
@@ -324,6 +326,29 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   rt->on_zone_temperature(7, MilliC(20000), now);  // another zone: ignored
   (void)rt->tick(now);
   EXPECT_EQ(tree.read_int(kFan), 2);
+}
+
+// x86_pkg_temp registers with polling delay 0, and its unset trips read
+// THERMAL_TEMP_INVALID: the kernel never updates it by itself, so it sends no
+// thermal netlink event. It is polled at the adaptive interval even while
+// the thermal family is subscribed (zone_sends_events, discovery.h).
+TEST_F(RuntimeTest, ZoneWithoutTripsIsPolledWhileEventsAreSubscribed) {
+  tree.write("class/thermal/thermal_zone0/trip_point_0_temp", -274000);
+  tree.write("class/thermal/thermal_zone0/trip_point_1_temp", -274000);
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  EXPECT_TRUE(rt->event_zones().empty());
+  set_temp(51000);  // no event ever comes: the daemon reads it itself
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  EXPECT_EQ(rt->counters().pushed_samples, 0u);
+  EXPECT_GT(rt->counters().samples, 1u);
+  // A zone with no trip_point file at all is polled too.
+  tree.remove("class/thermal/thermal_zone0/trip_point_0_temp");
+  tree.remove("class/thermal/thermal_zone0/trip_point_1_temp");
+  auto rt2 = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt2);
+  EXPECT_TRUE(rt2->event_zones().empty());
 }
 
 // The kernel detects a threshold crossing only between two of its own
