@@ -219,14 +219,20 @@ TEST_F(RuntimeTest, OptionalSensorAbsentAtStartIsBoundWhenItAppears) {
   tree.remove("class/thermal/thermal_zone0");
   std::string policy = kPolicy;
   policy.replace(policy.find("name: skin-therm}"), 17, "name: skin-therm, required: false}");
+  // A controller on an optional sensor must stand aside while it is absent
+  // (docs/policy-language.md, "Optional sensors"): safe_level 2 is refused.
+  auto refused = config::parse_policy(policy, "test.yaml");
+  EXPECT_FALSE(refused.document);
+  policy.replace(policy.find("safe_level: 2"), 13, "safe_level: 0");
   auto rt = make(policy.c_str());
   ASSERT_TRUE(rt);
-  EXPECT_TRUE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 2);  // unknown input: safe level
-  tree.thermal_zone(0, "skin-therm", 40000);
+  EXPECT_TRUE(rt->sensor_lost("skin"));  // never read: lost, not "0 sensors lost"
+  EXPECT_EQ(tree.read_int(kFan), 1);     // standing aside: the value found at start
+  EXPECT_TRUE(fs.writes.empty());
+  tree.thermal_zone(0, "skin-therm", 51000);
   run_until(*rt, now + Time(12000));
   EXPECT_FALSE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 2);  // bound when it appeared, and controlling
 }
 
 TEST_F(RuntimeTest, ReadOnlyKnobKeepsTheDaemonRunning) {
