@@ -30,8 +30,8 @@
 namespace coolhand::daemon {
 
 inline constexpr std::size_t kMaxEntries = 100'000;
-inline constexpr std::int64_t kMaxFileBytes = 64 * 1024;
-inline constexpr std::int64_t kMaxTotalBytes = 64 * 1024 * 1024;
+inline constexpr std::int64_t kMaxFileBytes = std::int64_t{64} * 1024;
+inline constexpr std::int64_t kMaxTotalBytes = std::int64_t{64} * 1024 * 1024;
 
 // One file of a probe: its path relative to the sysfs root and its content.
 struct ProbeFile {
