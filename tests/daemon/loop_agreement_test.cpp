@@ -129,8 +129,7 @@ class Agreement : public ::testing::Test {
         b.path = "class/thermal/thermal_zone" + std::to_string(tz) + "/temp";
         // A trip point set: the kernel updates the zone by itself and sends
         // its events (zone_sends_events, discovery.h).
-        tree.write("class/thermal/thermal_zone" + std::to_string(tz) + "/trip_point_0_temp",
-                   95000);
+        tree.write("class/thermal/thermal_zone" + std::to_string(tz) + "/trip_point_0_temp", 95000);
         b.tz = static_cast<std::uint32_t>(tz++);
       }
       bind[name] = b;
