@@ -31,6 +31,7 @@ pkgs=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
   libglpk-dev  # coolhand-sim bound: the performance bound's LP
   libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
+  libarchive-dev  # coolhandctl probe archives, --sysfs-root FILE
   dbus
   linux-source-6.1  # tests/sim/kernel_diff builds 6.1's governors from it
 )

@@ -7,6 +7,7 @@
 #                fuzz_thermal_netlink   thermal generic-netlink messages
 #                fuzz_coolhand_netlink  coolhand generic-netlink messages
 #                fuzz_state_file        the knob-originals state file
+#                fuzz_probe_archive     probe archives (--sysfs-root FILE) and scrub
 #   fuzz/sim     fuzz_sim_model         the simulator's model loader
 #                fuzz_sim_csv           workload / sensor-trace CSV reader
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
@@ -32,6 +33,7 @@ targets=(
   "fuzz_thermal_netlink daemon - -"
   "fuzz_coolhand_netlink daemon - -"
   "fuzz_state_file daemon - daemon/corpus/state_file"
+  "fuzz_probe_archive daemon - daemon/corpus/probe_archive"
   "fuzz_sim_model sim sim/model.dict sim/corpus-model"
   "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"

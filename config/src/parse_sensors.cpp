@@ -196,6 +196,7 @@ void parse_sensor(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
       SensorSource src;
       if (const Entry* e = f.find("source"))
         src = parse_source(ctx, *e, f.key_path("source"), s.name);
+      s.optional = !src.required;
       doc.sources.insert_or_assign(s.name, std::move(src));
     }
   }

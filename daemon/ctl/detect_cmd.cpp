@@ -5,12 +5,18 @@
 
 #include "coolhand/config/policy_file.h"
 #include "detect.h"
+#include "probe_archive.h"
 #include "sysfs.h"
 
 namespace coolhand::ctl {
 
 int detect(const DetectOptions& o) {
-  daemon::RootedSysfs fs(o.sysfs_root);
+  auto root = daemon::SysfsRootArg::open(o.sysfs_root);
+  if (!root) {
+    std::cout << "error: --sysfs-root: " << root.error().to_string() << '\n';
+    return 2;
+  }
+  daemon::RootedSysfs fs(root->path());
   const daemon::DmiIds dmi = daemon::read_dmi(fs);
   std::cout << "dmi: sys_vendor='" << dmi.sys_vendor << "' product_name='" << dmi.product_name
             << "' board_name='" << dmi.board_name << "'\n";

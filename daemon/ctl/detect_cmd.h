@@ -8,14 +8,14 @@
 namespace coolhand::ctl {
 
 struct DetectOptions {
-  std::string sysfs_root = "/sys";
-  std::string data_dir;  // devices/ and policies/
-  std::string config;    // empty: the detected device's policy
+  std::string sysfs_root = "/sys";  // or a probe archive (probe_archive.h)
+  std::string data_dir;             // devices/ and policies/
+  std::string config;               // empty: the detected device's policy
 };
 
 // Prints the report to stdout. Exit status: 0 every required role bound;
 // 3 no description matches, or a required role is missing; 2 a bad
-// description or policy file.
+// description or policy file, or a bad probe archive.
 [[nodiscard]] int detect(const DetectOptions& o);
 
 }  // namespace coolhand::ctl

@@ -76,7 +76,9 @@ int run(int argc, char** argv) {
       "detect",
       "Show which device description matches this machine (DMI), its policy, each role's "
       "binding and what is missing. Exits 3 if nothing matches or a required role is missing.");
-  detect->add_option("--sysfs-root", detect_opts.sysfs_root, "Root of the sysfs tree")
+  detect
+      ->add_option("--sysfs-root", detect_opts.sysfs_root,
+                   "Root of the sysfs tree, or a probe archive ('coolhandctl probe')")
       ->capture_default_str();
   detect->add_option("--data-dir", detect_opts.data_dir, "Device descriptions and policies")
       ->capture_default_str();
@@ -88,8 +90,9 @@ int run(int argc, char** argv) {
       "probe",
       "Copy the thermal-relevant sysfs (thermal, hwmon, powercap, power_supply, backlight, "
       "cpufreq, DRM frequency files, firmware-attributes, DMI ids; no serials, MACs or UUIDs) "
-      "into a new directory that --sysfs-root loads; tar it to attach it to a bug report.");
-  probe->add_option("--output", probe_opts.output, "New directory to write")->required();
+      "into a new .tar.gz archive that --sysfs-root loads as it is; attach it to a bug report.");
+  probe->add_option("--output", probe_opts.output, "New archive to write (e.g. probe.tar.gz)")
+      ->required();
   probe->add_option("--sysfs-root", probe_opts.sysfs_root, "Root of the sysfs tree")
       ->capture_default_str();
 

@@ -12,16 +12,19 @@
 //   class/drm/card*, card*/device/uevent, card*/device/tile*/gt*/freq0
 //   devices/system/cpu/cpufreq/policy*, devices/system/cpu/intel_pstate
 // Stripped: any file whose name contains "serial", "uuid" or "address"
-// (DMI product_serial/product_uuid, power_supply serial_number, MACs), and
-// anything not readable as text of at most 4 KiB.
+// (daemon::private_name), identifying lines and MAC/UUID-shaped values in
+// the rest (daemon::scrub), and anything not readable as text of at most 4 KiB. The files go
+// into a probe archive (daemon/src/probe_archive.h), written only when the
+// capture is complete.
 #include "probe_cmd.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
-#include <string_view>
 #include <vector>
+
+#include "probe_archive.h"
 
 namespace coolhand::ctl {
 
@@ -29,31 +32,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool private_name(std::string_view name) {
-  for (std::string_view bad : {"serial", "uuid", "address"}) {
-    if (name.find(bad) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 class Prober {
  public:
-  Prober(fs::path root, fs::path out) : root_(std::move(root)), out_(std::move(out)) {}
+  explicit Prober(fs::path root) : root_(std::move(root)) {}
 
-  // Copies the readable files directly in `rel`.
+  // Captures the readable files directly in `rel`.
   void dir(const fs::path& rel) {
     std::error_code ec;
     for (fs::directory_iterator it(root_ / rel, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
-      if (private_name(name) || !it->is_regular_file(ec)) continue;
+      if (daemon::private_name(name) || !it->is_regular_file(ec)) continue;
       std::ifstream in(it->path(), std::ios::binary);
       std::string text(4097, '\0');
       in.read(text.data(), static_cast<std::streamsize>(text.size()));
       if (in.bad() || in.gcount() <= 0 || in.gcount() > 4096) continue;
       text.resize(static_cast<std::size_t>(in.gcount()));
-      fs::create_directories(out_ / rel, ec);
-      std::ofstream(out_ / rel / name, std::ios::binary) << text;
-      ++files_;
+      files_.push_back({(rel / name).string(), daemon::scrub(text)});
     }
   }
   // The entries of `rel` whose names start with `prefix` ("" for all).
@@ -64,29 +58,24 @@ class Prober {
       const std::string name = it->path().filename().string();
       if (name.rfind(prefix, 0) == 0) out.push_back(rel / name);
     }
+    std::sort(out.begin(), out.end());
     return out;
   }
-  [[nodiscard]] std::size_t files() const { return files_; }
+  [[nodiscard]] const std::vector<daemon::ProbeFile>& files() const { return files_; }
 
  private:
   fs::path root_;
-  fs::path out_;
-  std::size_t files_ = 0;
+  std::vector<daemon::ProbeFile> files_;
 };
 
 }  // namespace
 
 int probe(const ProbeOptions& o) {
-  std::error_code ec;
-  if (o.output.empty() || fs::exists(o.output, ec)) {
-    std::cerr << "probe: " << o.output << " exists; give a new directory\n";
+  if (o.output.empty()) {
+    std::cerr << "probe: give --output FILE (a new archive, e.g. coolhand-probe.tar.gz)\n";
     return 2;
   }
-  if (!fs::create_directories(o.output, ec)) {
-    std::cerr << "probe: cannot create " << o.output << ": " << ec.message() << '\n';
-    return 2;
-  }
-  Prober p(o.sysfs_root, o.output);
+  Prober p(o.sysfs_root);
   p.dir("class/dmi/id");
   for (const auto& d : p.entries("class/thermal", "")) p.dir(d);
   for (const auto& cls : {"class/hwmon", "class/powercap", "class/power_supply", "class/backlight",
@@ -106,7 +95,15 @@ int probe(const ProbeOptions& o) {
       for (const auto& gt : p.entries(tile, "gt")) p.dir(gt / "freq0");
     }
   }
-  std::cout << "probe: " << p.files() << " files written to " << o.output
+  if (p.files().empty()) {
+    std::cerr << "probe: nothing readable below " << o.sysfs_root << "; no archive written\n";
+    return 2;
+  }
+  if (auto w = daemon::write_probe_archive(o.output, p.files()); !w) {
+    std::cerr << "probe: " << w.error().to_string() << '\n';
+    return 2;
+  }
+  std::cout << "probe: " << p.files().size() << " files written to " << o.output
             << " (serials, MACs and UUIDs left out); load it with --sysfs-root " << o.output
             << '\n';
   return 0;

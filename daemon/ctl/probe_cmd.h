@@ -1,7 +1,7 @@
-// `coolhandctl probe`: copy the thermal-relevant part of sysfs into a plain
-// directory tree that `coolhandd --sysfs-root` and `coolhandctl detect
-// --sysfs-root` load as they are (tar it to attach it to a bug report).
-// Serial numbers, MAC addresses and UUIDs are left out.
+// `coolhandctl probe`: capture the thermal-relevant part of sysfs into a
+// probe archive (daemon/src/probe_archive.h) that `coolhandd --sysfs-root`
+// and `coolhandctl detect --sysfs-root` load as it is. Serial numbers, MAC
+// addresses and UUIDs are left out.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@ namespace coolhand::ctl {
 
 struct ProbeOptions {
   std::string sysfs_root = "/sys";
-  std::string output;  // a directory that must not exist yet
+  std::string output;  // the archive to write; must not exist yet
 };
 
 // Exit status: 0 written; 2 the output exists or cannot be written.

@@ -38,6 +38,24 @@ std::optional<std::string> find_dir_by_attr(const Sysfs& fs, const std::string& 
   return std::nullopt;
 }
 
+// THERMAL_TEMP_INVALID (include/linux/thermal.h, 6.1): what a trip reads
+// when it is not set (x86_pkg_temp's sys_get_trip_temp for a zero threshold).
+constexpr std::int64_t kThermalTempInvalid = -274000;
+
+// Whether class/thermal/<zone_dir>/trip_point_<N>_temp reads a set trip for
+// some N (thermal_sysfs.c create_trip_attrs: one per trip, N from 0).
+bool has_set_trip(const Sysfs& fs, const std::string& zone_dir) {
+  auto files = fs.list("class/thermal/" + zone_dir);
+  if (!files) return false;
+  for (const auto& f : *files) {
+    if (!starts_with(f, "trip_point_") || f.size() < 5 || f.substr(f.size() - 5) != "_temp")
+      continue;
+    auto v = fs.read_integer(fmt::format("class/thermal/{}/{}", zone_dir, f));
+    if (v && *v > kThermalTempInvalid) return true;
+  }
+  return false;
+}
+
 Result<SensorBinding> find_thermal_zone(const Sysfs& fs, const SensorSource& src) {
   auto dir = find_dir_by_attr(fs, "class/thermal", "thermal_zone", "type", src.name);
   if (!dir)
@@ -46,6 +64,7 @@ Result<SensorBinding> find_thermal_zone(const Sysfs& fs, const SensorSource& src
   SensorBinding b;
   b.path = "class/thermal/" + *dir + "/temp";
   b.thermal_zone_id = static_cast<std::uint32_t>(std::strtoul(dir->c_str() + 12, nullptr, 10));
+  b.zone_has_trips = has_set_trip(fs, *dir);
   b.description = fmt::format("{} ({})", *dir, src.name);
   return b;
 }
@@ -102,6 +121,7 @@ Result<SensorBinding> find_coolhand_zone(const Sysfs& fs, const SensorSource& sr
     const std::string leaf = link->substr(slash == std::string::npos ? 0 : slash + 1);
     if (starts_with(leaf, "thermal_zone")) {
       b.thermal_zone_id = static_cast<std::uint32_t>(std::strtoul(leaf.c_str() + 12, nullptr, 10));
+      b.zone_has_trips = has_set_trip(fs, leaf);
     }
   }
   if (fs.exists(base + "event_window")) b.event_window_path = base + "event_window";
@@ -449,6 +469,10 @@ Result<SensorBinding> find_sensor(const Sysfs& fs, const SensorSource& src) {
   return bind_error(src.name, "sensor has no hardware source");
 }
 
+bool zone_sends_events(const SensorBinding& b) {
+  return b.thermal_zone_id && b.zone_has_trips;
+}
+
 bool original_acceptable(const KnobTarget& target, std::int64_t value) {
   return (!target.min || value >= *target.min) && (!target.max || value <= *target.max);
 }
@@ -488,16 +512,32 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
       if (!cur) return cur.error();
       t.original = *cur;
     }
-    // Level 0 is the value found at start, whatever the kind: starting the
-    // daemon changes nothing. It may lie outside the advertised range
-    // (firmware sets RAPL PL1 above max_power_uw); it is restored as found.
+    // Level 0 is the value found at start, whatever the kind, throttle
+    // states included (a fan's cur_state, a module device's throttling): the
+    // daemon changes nothing at start and never "releases" a device that was
+    // already throttled when it started. The start value may lie outside the
+    // advertised range (firmware sets RAPL PL1 above max_power_uw); it is
+    // restored as found. `top` is that value held inside the range, so that
+    // coolhand's own writes stay there.
+    std::int64_t top = t.original;
+    if (f.range) top = std::clamp(top, f.range->lo, f.range->hi);
+    // Throttling never goes the other way from the start value: a cap is
+    // never raised above it, a throttle state never lowered below it.
+    const auto no_looser = [&](std::int64_t v) {
+      return f.higher_throttles ? std::max(v, top) : std::min(v, top);
+    };
     std::vector<std::int64_t> levels;
     if (!knob.values.empty()) {
-      levels.push_back(f.higher_throttles ? 0 : t.original);
+      levels.push_back(t.original);
       for (const auto& v : knob.values) {
         auto x = to_target(v, f);
         if (!x) return x.error();
-        levels.push_back(to_granularity(*x, f));
+        const std::int64_t want = to_granularity(*x, f);
+        if (f.range && (want < f.range->lo || want > f.range->hi)) {
+          return bind_error(f.path, fmt::format("level {} value {} is outside [{}, {}]",
+                                                levels.size(), want, f.range->lo, f.range->hi));
+        }
+        levels.push_back(to_granularity(no_looser(want), f));
       }
     } else {
       std::optional<std::int64_t> bottom = f.deepest;
@@ -510,18 +550,9 @@ Result<KnobBinding> find_knob(const Sysfs& fs, const DeviceKnob& knob, std::uint
         return bind_error(f.path,
                           "set `deepest` for this knob: sysfs gives no minimum to throttle to");
       }
-      // Interpolate from the start value, held inside the range so that
-      // coolhand's own writes stay there; throttling never raises a cap
-      // (nor lowers a cooling state).
-      std::int64_t top = f.higher_throttles ? 0 : t.original;
-      if (f.range) top = std::clamp(top, f.range->lo, f.range->hi);
-      bottom = f.higher_throttles ? std::max(*bottom, top) : std::min(*bottom, top);
-      levels = interpolate_levels(top, *bottom, max_level);
+      levels = interpolate_levels(top, no_looser(*bottom), max_level);
       for (auto& v : levels) v = to_granularity(v, f);
-      // Throttle states (cooling devices, the module's devices) count from
-      // 0 = not throttled by definition; level 0 is that state. Every other
-      // kind keeps the value found at start.
-      if (!f.higher_throttles) levels[0] = t.original;
+      levels[0] = t.original;
     }
     if (f.range) {
       for (std::size_t l = 1; l < levels.size(); ++l) {

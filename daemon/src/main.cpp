@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app.h"
+#include "probe_archive.h"
 
 namespace cd = coolhand::daemon;
 
@@ -19,7 +20,9 @@ int run(int argc, char** argv) {
                  "Policy file (default: detect the machine by DMI and use its class's policy)");
   app.add_option("--data-dir", o.data_dir, "Device descriptions and policies (devices/, policies/)")
       ->capture_default_str();
-  app.add_option("--sysfs-root", o.sysfs_root, "Root of the sysfs tree (tests: a fake tree)")
+  app.add_option("--sysfs-root", o.sysfs_root,
+                 "Root of the sysfs tree (tests: a fake tree), or a probe archive from "
+                 "'coolhandctl probe', unpacked into a private directory removed at exit")
       ->capture_default_str();
   app.add_option("--proc-root", o.proc_root,
                  "Root of procfs, for sys/kernel/random/boot_id (tests: a fake tree)")
@@ -54,6 +57,12 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
   CLI11_PARSE(app, argc, argv);
+  auto root = cd::SysfsRootArg::open(o.sysfs_root);
+  if (!root) {
+    std::fprintf(stderr, "<3>coolhandd: --sysfs-root: %s\n", root.error().to_string().c_str());
+    return cd::kExitSystemError;
+  }
+  o.sysfs_root = root->path();  // `root` removes an unpacked archive when run() returns
   return o.restore ? cd::run_restore(o) : cd::run_daemon(o);
 }
 

@@ -33,7 +33,7 @@ struct DeviceSlot {
 
 EventSource event_source(const RuntimeOptions& o, const SensorBinding& b) {
   if (o.module_events_available && b.coolhand_zone_id) return EventSource::module;
-  if (o.events_available && b.thermal_zone_id) return EventSource::thermal;
+  if (o.events_available && zone_sends_events(b)) return EventSource::thermal;
   return EventSource::none;
 }
 

@@ -14,6 +14,8 @@
 //     the module through KernelHooks::set_module_window (WINDOW_SET); when
 //     that fails, it is written to the zone's event_window file;
 //   - a thermal zone, or a coolhand zone through its mirrored thermal zone,
+//     that has a trip point set (zone_sends_events(), discovery.h: a zone
+//     with polling delay 0 and no trip, like x86_pkg_temp, sends nothing)
 //     while the thermal family is subscribed: SAMPLING_TEMP, TRIP_UP/DOWN,
 //     THRESHOLD_UP/DOWN. Its window goes to KernelHooks::set_thresholds
 //     (user thresholds, 6.13+) and, for a coolhand zone, to its

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -48,6 +49,47 @@ void merge_gains(std::vector<std::pair<std::uint16_t, double>>& into,
   }
 }
 
+// SensorRt::may_be_absent, in evaluation order (inputs first).
+void mark_may_be_absent(std::vector<SensorRt>& sensors, const std::vector<SensorSpec>& specs,
+                        const std::vector<std::uint16_t>& order) {
+  for (std::uint16_t i : order) {
+    SensorRt& s = sensors[i];
+    if (s.kind == Kind::physical) {
+      s.may_be_absent = specs[i].optional;
+      continue;
+    }
+    const auto absent = [&](std::uint16_t in) { return sensors[in].may_be_absent; };
+    const bool falls_back =
+        s.kind == Kind::weighted_sum || s.kind == Kind::max || s.kind == Kind::min;
+    s.may_be_absent = falls_back ? std::all_of(s.inputs.begin(), s.inputs.end(), absent)
+                                 : std::any_of(s.inputs.begin(), s.inputs.end(), absent);
+  }
+}
+
+// The largest factor by which a weighted_sum's fallback can scale its
+// weights (sensors.cpp): the sum of all weights over the smallest sum the
+// inputs that cannot be absent leave (or, when all may be, the smallest
+// single weight). 1 when no input may be absent. Weights are > 0 there
+// (validation).
+double renormalising_bound(const SensorRt& s, const std::vector<SensorRt>& sensors) {
+  double all_w = 0.0;
+  double fixed_w = 0.0;
+  double smallest = std::numeric_limits<double>::infinity();
+  bool droppable = false;
+  for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+    all_w += s.weights[j];
+    if (sensors[s.inputs[j]].may_be_absent) {
+      droppable = true;
+      smallest = std::min(smallest, s.weights[j]);
+    } else {
+      fixed_w += s.weights[j];
+    }
+  }
+  if (!droppable) return 1.0;
+  const double least = fixed_w > 0.0 ? fixed_w : smallest;
+  return least > 0.0 ? all_w / least : 1.0;
+}
+
 // Sensitivities used by the event windows: see docs/engine.md, "Windows".
 void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<SensorSpec>& specs,
                          const std::vector<std::uint16_t>& order) {
@@ -61,11 +103,12 @@ void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<Senso
     }
     double gain = 0.0;
     const bool sum = s.kind == Kind::weighted_sum || s.kind == Kind::fir;
+    const double fallback = s.kind == Kind::weighted_sum ? renormalising_bound(s, sensors) : 1.0;
     for (std::size_t j = 0; j < s.inputs.size(); ++j) {
       const SensorRt& in = sensors[s.inputs[j]];
       double factor = 1.0;
       if (s.kind == Kind::weighted_sum) {
-        factor = std::abs(s.weights[j]);
+        factor = std::abs(s.weights[j]) * fallback;
       } else if (s.kind == Kind::fir) {
         factor = 0.0;
         for (std::uint32_t k = 0; k < spec.taps; ++k)
@@ -154,6 +197,7 @@ CompileResult Engine::compile(const PolicySpec& spec) {
     }
     if (s.kind == Kind::predictor) r.samples.reset(kPredictorSamples);
   }
+  mark_may_be_absent(m.sensors, spec.sensors, m.order);
   derive_dependencies(m.sensors, spec.sensors, m.order);
   share_fir_histories(m.sensors, spec.sensors, m.order);
 

@@ -84,6 +84,11 @@ struct SensorRt {
   bool fresh = false;          // a new reading reached this sensor in this step
   bool reported_known = true;  // last state announced by sensor_known/unknown
   bool ema_valid = false;      // ema: ema_mc holds an average
+  // Whether the sensor may stay unknown for good because an optional
+  // physical sensor is absent: an optional physical sensor; a weighted_sum,
+  // max or min all of whose inputs may; an ema, fir or predictor whose
+  // input (any input, for fir) may.
+  bool may_be_absent = false;
   std::int32_t offset_mc = 0;
   std::int32_t trend_mc = 0;  // value change between the last two fresh steps
   std::vector<std::uint16_t> inputs;

@@ -9,6 +9,15 @@
 // - A virtual sensor is unknown when any of its inputs is; time-dependent
 //   state (ema, fir history, predictor samples) is reset then, and starts
 //   again from the first known value.
+// - The fallback for optional sensors (SensorSpec::optional, the policy's
+//   `required: false`): a weighted_sum, max or min leaves out an unknown
+//   input that may be absent for good (SensorRt::may_be_absent) and is
+//   computed from the others, as long as one of them is known and every
+//   input left out may be absent. A weighted_sum renormalises: the known
+//   inputs' weights are scaled by (sum of all weights) / (sum of the known
+//   ones), so the estimate keeps its total weight (validation makes every
+//   weight of such a sum > 0). ema, fir and predictor have no fallback: they
+//   are unknown with their input.
 // - A sensor is "fresh" in a step when a new reading reached it (for ema, fir
 //   and predictor also when their value moved with time). Freshness counts
 //   samples for trip debounce; `trend` is the value change between the last
@@ -166,32 +175,48 @@ void Engine::Impl::eval_sensors(Time now) {
       }
       s.new_reading = false;
     } else {
+      const bool falls_back =
+          s.kind == Kind::weighted_sum || s.kind == Kind::max || s.kind == Kind::min;
       bool known = true;
+      bool any_known = false;
       for (std::uint16_t in : s.inputs) {
-        known = known && sensors[in].value.has_value();
+        const bool k = sensors[in].value.has_value();
+        any_known = any_known || k;
+        known = known && (k || (falls_back && sensors[in].may_be_absent));
         fresh = fresh || sensors[in].fresh;
       }
+      known = known && any_known;
       if (!known) {
         reset_time_state(s);
         fresh = false;
       } else {
         const auto x = [&](std::size_t j) { return sensors[s.inputs[j]].value->mc(); };
+        const auto has = [&](std::size_t j) { return sensors[s.inputs[j]].value.has_value(); };
         switch (s.kind) {
           case Kind::physical:
             break;
           case Kind::weighted_sum: {
             double sum = 0.0;
-            for (std::size_t j = 0; j < s.inputs.size(); ++j) sum += s.weights[j] * x(j);
+            double all_w = 0.0;
+            double known_w = 0.0;
+            for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+              all_w += s.weights[j];
+              if (!has(j)) continue;
+              known_w += s.weights[j];
+              sum += s.weights[j] * x(j);
+            }
+            if (known_w != all_w) sum *= all_w / known_w;  // the fallback: renormalised
             v = to_mc(sum + s.offset_mc);
             break;
           }
           case Kind::max:
           case Kind::min: {
-            std::int32_t r = x(0);
-            for (std::size_t j = 1; j < s.inputs.size(); ++j) {
-              r = s.kind == Kind::max ? std::max(r, x(j)) : std::min(r, x(j));
+            std::optional<std::int32_t> r;
+            for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+              if (!has(j)) continue;
+              r = !r ? x(j) : s.kind == Kind::max ? std::max(*r, x(j)) : std::min(*r, x(j));
             }
-            v = to_mc(static_cast<double>(r) + s.offset_mc);
+            v = to_mc(static_cast<double>(r.value_or(0)) + s.offset_mc);
             break;
           }
           case Kind::ema: {

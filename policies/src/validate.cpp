@@ -44,6 +44,7 @@ class Validator {
     for (std::size_t i = 0; i < spec_.devices.size(); ++i) check_device(i);
     for (std::size_t i = 0; i < spec_.controllers.size(); ++i) check_controller(i);
     for (std::size_t i = 0; i < spec_.profiles.size(); ++i) check_profile(i);
+    check_optional(order);
     check_sampling();
     check_magnitudes();
     if (!spec_.default_profile.empty() && !profiles_.contains(spec_.default_profile)) {
@@ -488,6 +489,62 @@ class Validator {
       error(path, key, "must be within ±100000 °C");
     }
   }
+  // Optional sensors (SensorSpec::optional) and their fallback
+  // (policies/src/sensors.cpp). Where one is absent, no controller may sit
+  // at a safe level for good: a controller whose input may stay unknown
+  // (its may_be_absent rule, engine_impl.h) must stand aside with
+  // safe_level 0. A weighted_sum that may renormalise needs weights > 0, so
+  // that the weights left keep the sign and size of the estimate.
+  void check_optional(const std::vector<std::uint16_t>& order) {
+    using Kind = SensorSpec::Kind;
+    if (order.size() != spec_.sensors.size()) return;  // cycles, already reported
+    std::vector<bool> absent(spec_.sensors.size(), false);
+    for (std::uint16_t i : order) {
+      const SensorSpec& s = spec_.sensors[i];
+      const std::string path = at("sensors", i);
+      if (s.kind == Kind::physical) {
+        absent[i] = s.optional;
+        continue;
+      }
+      if (s.optional) error(path, "optional", "only a physical sensor can be optional");
+      bool any = false;
+      bool all = true;
+      for (const std::string& in : s.inputs) {
+        auto it = sensors_.find(in);
+        const bool a = it != sensors_.end() && absent[it->second];
+        any = any || a;
+        all = all && a;
+      }
+      const bool falls_back =
+          s.kind == Kind::weighted_sum || s.kind == Kind::max || s.kind == Kind::min;
+      absent[i] = falls_back ? all : any;
+      if (s.kind == Kind::weighted_sum && any) {
+        for (std::size_t j = 0; j < s.weights.size(); ++j) {
+          if (!(s.weights[j] > 0.0)) {
+            error(path, "weights",
+                  at("weights", j) +
+                      " must be > 0: an input is optional, and the weights left when it is "
+                      "absent are renormalised");
+          }
+        }
+      }
+    }
+    for (std::size_t i = 0; i < spec_.controllers.size(); ++i) {
+      const ControllerSpec& c = spec_.controllers[i];
+      std::string sensor = c.input;
+      if (auto z = zones_.find(c.input); z != zones_.end()) sensor = spec_.zones[z->second].sensor;
+      auto it = sensors_.find(sensor);
+      if (it == sensors_.end() || !absent[it->second]) continue;
+      if (!c.safe_level || *c.safe_level != 0) {
+        error(at("controllers", i), "safe_level",
+              "input " + quoted(c.input) +
+                  " may stay unknown for good (it rests on an optional sensor with no "
+                  "fallback): set safe_level 0 so the controller stands aside while it is "
+                  "absent instead of holding a safe level forever");
+      }
+    }
+  }
+
   void duration(const std::string& path, const char* key, Millis d) {
     if (d.count() > kMaxDurationMs) error(path, key, "must be at most 10^12 ms");
   }

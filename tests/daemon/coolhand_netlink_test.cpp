@@ -343,6 +343,8 @@ struct ModuleRuntimeTest : ::testing::Test {
     for (int z = 0; z < 2; ++z) {
       const std::string base = "class/coolhand/zone" + std::to_string(z) + "/";
       tree.thermal_zone(z, "emul_zone" + std::to_string(z), 35000);
+      // The mirror's passive trip (kmod/README section 5).
+      tree.write("class/thermal/thermal_zone" + std::to_string(z) + "/trip_point_0_temp", 50000);
       tree.write(base + "name", "emul_zone" + std::to_string(z));
       tree.write(base + "temp1_input", 35000);
       tree.write(base + "event_window", "34000 36000");
@@ -413,11 +415,11 @@ TEST_F(ModuleRuntimeTest, TempEventReachesTheRightSensor) {
   tree.write("class/coolhand/zone0/temp1_input", 51000);
   deliver(*rt, temp_event(0, 51000, 1));  // the cpu zone: no controller
   (void)rt->tick(now);
-  EXPECT_EQ(tree.read_int(kKnob), 0);
+  EXPECT_EQ(tree.read_int(kKnob), 1);  // level 0: the throttling found at start
   tree.write(kSkinTemp, 46000);
   deliver(*rt, temp_event(1, 46000, 2));  // the skin zone
   (void)rt->tick(now);
-  EXPECT_EQ(tree.read_int(kKnob), 5);  // level 2 of 4 on throttling_max 10
+  EXPECT_EQ(tree.read_int(kKnob), 6);  // level 2 of 4 from 1 to throttling_max 10: 5.5
   EXPECT_EQ(rt->device_level("throttle"), 2u);
   EXPECT_EQ(rt->counters().pushed_samples, 2u);
   // Mainline events for the mirrored zone no longer drive it.
@@ -442,10 +444,10 @@ TEST_F(ModuleRuntimeTest, ThrottleEventByAnotherWriterIsReapplied) {
   tree.write(kSkinTemp, 46000);
   deliver(*rt, temp_event(1, 46000, 1));
   (void)rt->tick(now);
-  ASSERT_EQ(tree.read_int(kKnob), 5);
+  ASSERT_EQ(tree.read_int(kKnob), 6);
   tree.write(kKnob, 9);  // a kernel governor or another tool
   deliver(*rt, throttle_event(0, 9, 2));
-  EXPECT_EQ(tree.read_int(kKnob), 5);
+  EXPECT_EQ(tree.read_int(kKnob), 6);
 }
 
 TEST_F(ModuleRuntimeTest, WindowSetFailureFallsBackToSysfs) {

@@ -193,7 +193,8 @@ namespace coolhand::daemon {
 namespace {
 
 // A required role the machine lacks stops the daemon (exit 3) naming it:
-// the Deck's policy needs battery_temp, which a ROG Ally does not have.
+// the Deck's policy with battery_temp required (it ships optional), on a
+// ROG Ally, which has no battery temperature.
 TEST(DeviceTrees, MissingRequiredRoleIsAnErrorNamingIt) {
   if (!fs::exists(kTrees / "rog-ally")) GTEST_SKIP() << "no rog-ally tree";
   RootedSysfs sys((kTrees / "rog-ally/sys").string());
@@ -201,6 +202,7 @@ TEST(DeviceTrees, MissingRequiredRoleIsAnErrorNamingIt) {
   ASSERT_TRUE(det && det->device);
   auto loaded = config::load_policy_file(kDataDir + "/policies/steam-deck.yaml");
   ASSERT_TRUE(loaded.document);
+  loaded.document->sources.at("battery").required = true;
   Logger log;
   log.capture();
   auto s = bind_roles_logged(*loaded.document, *det, sys, log);
@@ -208,6 +210,48 @@ TEST(DeviceTrees, MissingRequiredRoleIsAnErrorNamingIt) {
   EXPECT_EQ(s.error().what, "bind");
   EXPECT_NE(s.error().detail.find("battery_temp (sensor battery)"), std::string::npos)
       << s.error().to_string();
+}
+
+// A Steam Deck on a kernel without Valve's steamdeck_hwmon has no battery
+// temperature. The shipped policy marks it optional: the daemon starts,
+// reports the sensor lost (never "0 sensors lost"), and the grips estimate
+// falls back on the APU (weighted_sum renormalised), so at idle nothing is
+// throttled (not the safe levels a missing input would give) and when the
+// APU is hot the power cap still throttles.
+TEST(DeviceTrees, SteamDeckWithoutBatterySensorFallsBackOnTheApu) {
+  if (!fs::exists(kTrees / "steam-deck-lcd")) GTEST_SKIP() << "no steam-deck-lcd tree";
+  testing::FakeTree tmp;
+  const fs::path root = fs::path(tmp.root()) / "sys";
+  fs::copy(kTrees / "steam-deck-lcd/sys", root, fs::copy_options::recursive);
+  fs::remove_all(root / "class/hwmon/hwmon6");  // steamdeck_hwmon
+  RootedSysfs sys(root.string());
+  Logger log;
+  log.capture();
+  auto det = detect(sys, kDataDir);
+  ASSERT_TRUE(det && det->device);
+  EXPECT_EQ(det->device->id, "steam-deck-lcd");
+  auto loaded = config::load_policy_file(det->policy_path);
+  ASSERT_TRUE(loaded.document);
+  config::PolicyDocument doc = std::move(*loaded.document);
+  auto roles = bind_roles_logged(doc, *det, sys, log);
+  ASSERT_TRUE(roles) << roles.error().to_string();
+  auto created = Runtime::create(doc, sys, log, {});
+  ASSERT_TRUE(created) << created.error().to_string();
+  Runtime& rt = **created;
+  const Snapshot before = snapshot(root);
+  policy::Time now{0};
+  rt.start(now);
+  run(rt, now, 120);
+  EXPECT_TRUE(rt.sensor_lost("battery"));
+  EXPECT_FALSE(rt.sensor_lost("apu"));
+  for (const auto& d : doc.spec.devices) {
+    EXPECT_EQ(rt.device_level(d.name).value_or(0), 0u) << d.name << " at idle";
+  }
+  EXPECT_EQ(diff(before, snapshot(root)), "") << "files changed at idle";
+  std::ofstream(root / "class/hwmon/hwmon4/temp1_input") << 95000 << "\n";  // amdgpu edge
+  run(rt, now, 600);
+  EXPECT_GT(rt.device_level("apu_power").value_or(0), 0u) << "apu_power not throttled when hot";
+  rt.restore_all();
 }
 
 // Without a matching description a policy that names roles cannot bind.

@@ -109,10 +109,54 @@ TEST(FindKnob, CoolingDeviceMapsLevelsOntoMaxState) {
   ASSERT_EQ(b->targets.size(), 1u);
   EXPECT_EQ(b->targets[0].path, "class/thermal/cooling_device1/cur_state");
   EXPECT_EQ(b->targets[0].original, 1);
-  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  // Level 0 is the state found at start (1), not state 0: 1 + 2 * L / 3.
+  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{1, 2, 2, 3}));
   auto proc = find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Processor"), 2, kNone);
   ASSERT_TRUE(proc);
   EXPECT_EQ(proc->targets[0].values, (std::vector<std::int64_t>{0, 5, 10}));
+}
+
+// Issue 10: level 0 is the value found at start for every knob kind. A
+// throttle state found already throttled (a kernel governor left the fan at
+// 2 of 4) is kept at idle, never "released" to 0, and no level goes below
+// it, with explicit values too; the range check still applies to them.
+TEST(FindKnob, ThrottleStatesFoundThrottledStayAtLeastThere) {
+  FakeTree t;
+  t.cooling_device(0, "Fan", 4, 2);
+  t.write("class/coolhand/zone0/name", "skin");
+  t.write("class/coolhand/zone0/emul_throttle0/throttling", 3);
+  t.write("class/coolhand/zone0/emul_throttle0/throttling_max", 10);
+  RootedSysfs fs(t.root());
+  auto fan = find_knob(fs, knob(DeviceKnob::Kind::cooling_device, "Fan"), 2, kNone);
+  ASSERT_TRUE(fan) << fan.error().to_string();
+  EXPECT_EQ(fan->targets[0].original, 2);
+  EXPECT_EQ(fan->targets[0].values, (std::vector<std::int64_t>{2, 3, 4}));
+  DeviceKnob table = knob(DeviceKnob::Kind::cooling_device, "Fan");
+  table.values = {{KnobValue::Unit::raw, 1}, {KnobValue::Unit::raw, 4}};
+  auto explicit_values = find_knob(fs, table, 2, kNone);
+  ASSERT_TRUE(explicit_values) << explicit_values.error().to_string();
+  EXPECT_EQ(explicit_values->targets[0].values, (std::vector<std::int64_t>{2, 2, 4}));
+  table.values = {{KnobValue::Unit::raw, 1}, {KnobValue::Unit::raw, 5}};  // 5 > max_state
+  EXPECT_FALSE(find_knob(fs, table, 2, kNone));
+  auto module = find_knob(fs, knob(DeviceKnob::Kind::coolhand, "emul_throttle0"), 7, kNone);
+  ASSERT_TRUE(module) << module.error().to_string();
+  EXPECT_EQ(module->targets[0].values, (std::vector<std::int64_t>{3, 4, 5, 6, 7, 8, 9, 10}));
+}
+
+// Caps: an explicit value above the start value is lowered to it (a level
+// never raises a cap), one above the advertised range is an error.
+TEST(FindKnob, ExplicitCapValuesNeverRaiseTheStartValue) {
+  FakeTree t;
+  t.write("class/backlight/panel/max_brightness", 1000);
+  t.write("class/backlight/panel/brightness", 300);
+  RootedSysfs fs(t.root());
+  DeviceKnob k = knob(DeviceKnob::Kind::backlight, "panel");
+  k.values = {{KnobValue::Unit::percent, 50}, {KnobValue::Unit::percent, 20}};
+  auto b = find_knob(fs, k, 2, kNone);
+  ASSERT_TRUE(b) << b.error().to_string();
+  EXPECT_EQ(b->targets[0].values, (std::vector<std::int64_t>{300, 300, 200}));
+  k.values = {{KnobValue::Unit::raw, 1001}, {KnobValue::Unit::raw, 100}};
+  EXPECT_FALSE(find_knob(fs, k, 2, kNone));
 }
 
 TEST(FindKnob, CpufreqAllBindsEveryPolicyWithItsOwnRange) {

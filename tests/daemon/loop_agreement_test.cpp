@@ -127,6 +127,9 @@ class Agreement : public ::testing::Test {
         ASSERT_EQ(src.kind, config::SensorSource::Kind::thermal_zone);
         tree.thermal_zone(tz, src.name, 25000);
         b.path = "class/thermal/thermal_zone" + std::to_string(tz) + "/temp";
+        // A trip point set: the kernel updates the zone by itself and sends
+        // its events (zone_sends_events, discovery.h).
+        tree.write("class/thermal/thermal_zone" + std::to_string(tz) + "/trip_point_0_temp", 95000);
         b.tz = static_cast<std::uint32_t>(tz++);
       }
       bind[name] = b;

@@ -83,6 +83,8 @@ config::PolicyDocument parse(const char* text) {
 struct RuntimeTest : ::testing::Test {
   RuntimeTest() : fs(tree.root()) {
     tree.thermal_zone(0, "skin-therm", 40000);
+    // A set trip: the kernel updates the zone by itself (zone_sends_events).
+    tree.write("class/thermal/thermal_zone0/trip_point_0_temp", 95000);
     tree.cooling_device(0, "Fan", 3, 1);  // firmware left it at 1: that is the original
     tree.cpufreq_policy(0, 400000, 2000000);
     log.capture();
@@ -121,7 +123,7 @@ struct RuntimeTest : ::testing::Test {
 TEST_F(RuntimeTest, ThrottlesWhenHotAndReleasesWhenCool) {
   auto rt = make();
   ASSERT_TRUE(rt);
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
   EXPECT_EQ(tree.read_int(kCpu), 2000000);
   set_temp(51000);
   run_until(*rt, now + Time(11000));
@@ -129,7 +131,7 @@ TEST_F(RuntimeTest, ThrottlesWhenHotAndReleasesWhenCool) {
   EXPECT_EQ(tree.read_int(kCpu), 400000);
   set_temp(40000);
   run_until(*rt, now + Time(11000));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
   EXPECT_EQ(tree.read_int(kCpu), 2000000);
 }
 
@@ -189,7 +191,7 @@ TEST_P(GarbageTest, SensorIsLostThenRecovers) {
   set_temp(40000);
   run_until(*rt, now + Time(12000));
   EXPECT_FALSE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, GarbageTest,
@@ -217,14 +219,20 @@ TEST_F(RuntimeTest, OptionalSensorAbsentAtStartIsBoundWhenItAppears) {
   tree.remove("class/thermal/thermal_zone0");
   std::string policy = kPolicy;
   policy.replace(policy.find("name: skin-therm}"), 17, "name: skin-therm, required: false}");
+  // A controller on an optional sensor must stand aside while it is absent
+  // (docs/policy-language.md, "Optional sensors"): safe_level 2 is refused.
+  auto refused = config::parse_policy(policy, "test.yaml");
+  EXPECT_FALSE(refused.document);
+  policy.replace(policy.find("safe_level: 2"), 13, "safe_level: 0");
   auto rt = make(policy.c_str());
   ASSERT_TRUE(rt);
-  EXPECT_TRUE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 2);  // unknown input: safe level
-  tree.thermal_zone(0, "skin-therm", 40000);
+  EXPECT_TRUE(rt->sensor_lost("skin"));  // never read: lost, not "0 sensors lost"
+  EXPECT_EQ(tree.read_int(kFan), 1);     // standing aside: the value found at start
+  EXPECT_TRUE(fs.writes.empty());
+  tree.thermal_zone(0, "skin-therm", 51000);
   run_until(*rt, now + Time(12000));
   EXPECT_FALSE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 2);  // bound when it appeared, and controlling
 }
 
 TEST_F(RuntimeTest, ReadOnlyKnobKeepsTheDaemonRunning) {
@@ -284,7 +292,7 @@ TEST_F(RuntimeTest, BadReloadKeepsTheOldPolicy) {
   EXPECT_EQ(tree.read_int(kFan), 2);  // untouched, still driven
   set_temp(40000);
   run_until(*rt, now + Time(11000));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, DryRunWritesNothing) {
@@ -313,7 +321,7 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   EXPECT_FALSE(rt->tick(now + Time(1)));  // nothing to poll, no time-driven controller
   set_temp(51000);                        // sysfs changes but no event yet: not read
   EXPECT_FALSE(rt->tick(now + Time(20000)));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
   now += Time(20001);
   rt->on_zone_temperature(0, MilliC(51000), now);
   (void)rt->tick(now);
@@ -324,6 +332,29 @@ TEST_F(RuntimeTest, EventDrivenZoneIsNotPolled) {
   rt->on_zone_temperature(7, MilliC(20000), now);  // another zone: ignored
   (void)rt->tick(now);
   EXPECT_EQ(tree.read_int(kFan), 2);
+}
+
+// x86_pkg_temp registers with polling delay 0, and its unset trips read
+// THERMAL_TEMP_INVALID: the kernel never updates it by itself, so it sends no
+// thermal netlink event. It is polled at the adaptive interval even while
+// the thermal family is subscribed (zone_sends_events, discovery.h).
+TEST_F(RuntimeTest, ZoneWithoutTripsIsPolledWhileEventsAreSubscribed) {
+  tree.write("class/thermal/thermal_zone0/trip_point_0_temp", -274000);
+  tree.write("class/thermal/thermal_zone0/trip_point_1_temp", -274000);
+  auto rt = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt);
+  EXPECT_TRUE(rt->event_zones().empty());
+  set_temp(51000);  // no event ever comes: the daemon reads it itself
+  run_until(*rt, now + Time(11000));
+  EXPECT_EQ(tree.read_int(kFan), 2);
+  EXPECT_EQ(rt->counters().pushed_samples, 0u);
+  EXPECT_GT(rt->counters().samples, 1u);
+  // A zone with no trip_point file at all is polled too.
+  tree.remove("class/thermal/thermal_zone0/trip_point_0_temp");
+  tree.remove("class/thermal/thermal_zone0/trip_point_1_temp");
+  auto rt2 = make(kPolicy, {.events_available = true});
+  ASSERT_TRUE(rt2);
+  EXPECT_TRUE(rt2->event_zones().empty());
 }
 
 // The kernel detects a threshold crossing only between two of its own
@@ -354,7 +385,7 @@ TEST_F(RuntimeTest, NoRecheckWithoutKernelThresholds) {
   };
   rt->on_zone_temperature(0, MilliC(44000), now);
   (void)rt->tick(now);
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, RecheckInsideTheWindowDoesNotStepAgain) {
@@ -371,7 +402,7 @@ TEST_F(RuntimeTest, RecheckInsideTheWindowDoesNotStepAgain) {
   EXPECT_FALSE(rt->tick(now));
   EXPECT_EQ(rt->counters().steps, steps + 1);
   ASSERT_EQ(windows.size(), 1u);
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, DeletedZoneIsLostAndFoundAgainOnResync) {
@@ -384,7 +415,7 @@ TEST_F(RuntimeTest, DeletedZoneIsLostAndFoundAgainOnResync) {
   now += Time(100);
   rt->resync(now);
   EXPECT_FALSE(rt->sensor_lost("skin"));
-  EXPECT_EQ(tree.read_int(kFan), 0);
+  EXPECT_EQ(tree.read_int(kFan), 1);  // level 0: the state found at start
 }
 
 TEST_F(RuntimeTest, ResumeRewritesLevelsFirmwareReset) {

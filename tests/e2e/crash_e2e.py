@@ -236,7 +236,8 @@ class CrashEndToEnd(unittest.TestCase):
         self.start_hot_and_kill()
         d = self.start()
         self.tree.write(TEMP, COOL_MC)
-        self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == 0, 5), d.text())
+        # Level 0 is the true original (1), not state 0 nor the 2 found at restart.
+        self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == FAN_ORIGINAL, 5), d.text())
         self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
         self.assertEqual(d.stop(), 0, d.text())
         self.assert_originals(d.text())

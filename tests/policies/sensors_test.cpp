@@ -361,6 +361,112 @@ TEST(Unknown, SafeLevelAndRecovery) {
   }
 }
 
+// The optional-sensor fallback (sensors.cpp): a weighted_sum renormalises
+// the weights of its known inputs while an optional input is unknown, max
+// and min leave it out, and a required input still makes them unknown.
+TEST(Optional, WeightedSumRenormalisesMaxAndMinLeaveItOut) {
+  struct Case {
+    SK kind;
+    std::vector<double> weights;
+    std::int32_t all_known;
+    std::int32_t without_c;
+  };
+  // a = 40 °C, b = 30 °C, c = 50 °C (optional); offset +1 °C.
+  const std::vector<Case> cases = {
+      // 0.25*40 + 0.25*30 + 0.5*50 + 1 = 43.5; without c: (10 + 7.5) * 1/0.5 + 1 = 36
+      {SK::weighted_sum, {0.25, 0.25, 0.5}, 43500, 36000},
+      {SK::max, {}, 51000, 41000},
+      {SK::min, {}, 31000, 31000},
+  };
+  for (const Case& c : cases) {
+    SensorSpec v = virtual_sensor("v", c.kind, {"a", "b", "c"}, c.weights);
+    v.offset = mc(1000);
+    PolicySpec spec = three_inputs(v);
+    spec.sensors[2].optional = true;
+    Rig rig(spec);
+    ASSERT_TRUE(rig.ok());
+    rig.set("a", 40000, ms(0));
+    rig.set("b", 30000, ms(0));
+    rig.step(ms(0));  // c never read: absent
+    EXPECT_EQ(value(rig, "v"), c.without_c) << to_string(c.kind);
+    rig.set("c", 50000, ms(1));
+    rig.step(ms(1));
+    EXPECT_EQ(value(rig, "v"), c.all_known) << to_string(c.kind);
+    rig.engine->set_sensor_unknown(rig.sensor("c"), ms(2));  // lost at run time
+    rig.step(ms(2));
+    EXPECT_EQ(value(rig, "v"), c.without_c) << to_string(c.kind);
+    rig.engine->set_sensor_unknown(rig.sensor("a"), ms(3));  // a required input
+    rig.step(ms(3));
+    EXPECT_EQ(value(rig, "v"), std::nullopt) << to_string(c.kind);
+  }
+}
+
+TEST(Optional, NoFallbackWhenEveryInputIsAbsentOrThroughEma) {
+  PolicySpec spec;
+  SensorSpec a = physical("a");
+  SensorSpec b = physical("b");
+  a.optional = true;
+  b.optional = true;
+  spec.sensors = {a,
+                  b,
+                  virtual_sensor("m", SK::max, {"a", "b"}),
+                  virtual_sensor("e", SK::ema, {"b"}),
+                  physical("c"),
+                  virtual_sensor("s", SK::weighted_sum, {"c", "e"}, {0.5, 0.5})};
+  spec.sensors[3].time_constant = Millis(1000);
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  rig.set("c", 40000, ms(0));
+  rig.step(ms(0));
+  EXPECT_EQ(value(rig, "m"), std::nullopt);  // nothing left to fall back on
+  EXPECT_EQ(value(rig, "e"), std::nullopt);  // ema has no fallback
+  EXPECT_EQ(value(rig, "s"), 40000);         // but a sum over it does: 0.5 * 40 / 0.5
+  rig.set("a", 35000, ms(1));
+  rig.step(ms(1));
+  EXPECT_EQ(value(rig, "m"), 35000);
+}
+
+// Without the fallback a controller on the estimate would sit at its safe
+// level for as long as the device lacks the optional sensor.
+TEST(Optional, AControllerOnTheEstimateKeepsControlling) {
+  PolicySpec spec = fallback_spec(std::nullopt);
+  spec.sensors[1].optional = true;  // b
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  Decision d = rig.feed("a", 30000, ms(0));  // skin = 30 °C from a alone
+  EXPECT_EQ(d.devices[0].level, 0U);
+  d = rig.feed("a", 41000, ms(1000));  // skin = 41 °C
+  EXPECT_EQ(d.devices[0].level, 1U);
+  d = rig.feed("a", 46000, ms(2000));
+  EXPECT_EQ(d.devices[0].level, 2U);
+}
+
+TEST(Optional, ValidationRules) {
+  const auto errors_of = [](const PolicySpec& spec) {
+    std::string out;
+    for (const SpecError& e : Engine::compile(spec).errors) out += e.path + "/" + e.key + " ";
+    return out;
+  };
+  PolicySpec spec = fallback_spec(std::nullopt);
+  spec.sensors[1].optional = true;
+  EXPECT_EQ(errors_of(spec), "");
+  spec.sensors[2].weights = {1.5, -0.5};  // renormalising would flip the estimate
+  EXPECT_EQ(errors_of(spec), "sensors[2]/weights ");
+  spec = fallback_spec(std::nullopt);
+  spec.sensors[2].optional = true;  // only physical sensors are optional
+  EXPECT_EQ(errors_of(spec), "sensors[2]/optional ");
+  // A controller directly on an optional sensor would hold its safe level
+  // while the sensor is absent: it must stand aside with safe_level 0.
+  spec = fallback_spec(std::nullopt);
+  spec.sensors[1].optional = true;
+  spec.controllers[0].input = "b";
+  EXPECT_EQ(errors_of(spec), "controllers[0]/safe_level ");
+  spec.controllers[0].safe_level = 2;
+  EXPECT_EQ(errors_of(spec), "controllers[0]/safe_level ");
+  spec.controllers[0].safe_level = 0;
+  EXPECT_EQ(errors_of(spec), "");
+}
+
 TEST(Unknown, FirstStepAnnouncesSensorsWithoutReadings) {
   Rig rig(fallback_spec(std::nullopt));
   ASSERT_TRUE(rig.ok());

@@ -84,6 +84,24 @@ TEST(Windows, ScaledByTheVirtualSensorsGain) {
   EXPECT_EQ(window(d, rig.sensor("a")), std::make_pair(28801, 28999));
 }
 
+// skin = 0.5 * a + 0.5 * bv, bv = 0.2 * c with c optional and absent: the
+// fallback makes skin = a, so a's window must allow for gain 1, not the 0.6
+// (0.5 * 1 + 0.5 * 0.2) of the full sum, or a rise of a could cross the
+// 58 °C limit of skin unreported.
+TEST(Windows, ScaledByTheRenormalisedGainOfAnOptionalFallback) {
+  SensorSpec c = physical("c");
+  c.optional = true;
+  Rig rig(table_on("skin", {physical("a"), c, virtual_sensor("bv", SK::weighted_sum, {"c"}, {0.2}),
+                            virtual_sensor("skin", SK::weighted_sum, {"a", "bv"}, {0.5, 0.5})}));
+  ASSERT_TRUE(rig.ok());
+  const Decision& d = rig.feed("a", 57800, ms(0));  // skin 57.8 (c never read)
+  ASSERT_EQ(rig.engine->sensor_value(rig.sensor("skin")), mc(57800));
+  const auto [low, high] = window(d, rig.sensor("a"));
+  EXPECT_LE(low, 57800);
+  EXPECT_GE(high, 57800);
+  EXPECT_LE(high, 57999);  // skin = a: 58 is outside
+}
+
 TEST(Windows, FirScaledBySumOfTaps) {
   SensorSpec f = virtual_sensor("f", SK::fir, {"a"}, {0.5, -0.5, 1.0});
   f.taps = 3;

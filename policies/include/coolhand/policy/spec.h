@@ -42,9 +42,13 @@ struct SensorSpec {
   Kind kind = Kind::physical;
   std::vector<std::string> inputs;  // virtual kinds: names of other sensors (no cycles)
   std::vector<double>
-      weights;              // weighted_sum: one per input; fir: inputs.size() * taps coefficients
-  MilliC offset{0};         // added to the value (all kinds; a calibration offset for physical)
-  Millis stale_after{0};    // physical: a reading older than this is unknown (0: never stale)
+      weights;            // weighted_sum: one per input; fir: inputs.size() * taps coefficients
+  MilliC offset{0};       // added to the value (all kinds; a calibration offset for physical)
+  Millis stale_after{0};  // physical: a reading older than this is unknown (0: never stale)
+  // physical: the platform may lack this sensor (the policy's `required:
+  // false`). While it is unknown, weighted_sum, max and min sensors that use
+  // it fall back on their other inputs (see policies/src/sensors.cpp).
+  bool optional = false;
   Millis time_constant{0};  // ema: tau (> 0)
   Millis tap_period{0};     // fir: spacing between taps (> 0); held samples, zero-order hold
   std::uint32_t taps = 0;   // fir: taps per input (>= 1)
