@@ -41,7 +41,7 @@ TripSpec parse_trip(Context& ctx, const Entry& entry, const std::string& yaml_pa
   f.allow({"type", "threshold_c", "hysteresis_c", "action", "devices", "debounce_samples"});
   if (auto v = choose<TripSpec::Type>(f, "type", "type", true, kTripTypes, "trip type"))
     t.type = *v;
-  if (auto v = f.celsius("threshold_c", "threshold", true)) t.threshold = *v;
+  if (auto v = f.temperature("threshold_c", "threshold", true)) t.threshold = *v;
   if (auto v = f.celsius("hysteresis_c", "hysteresis")) t.hysteresis = *v;
   if (auto v = choose<TripAction>(f, "action", "action", false, kActions, "trip action"))
     t.action = *v;
@@ -71,7 +71,7 @@ void parse_severities(Context& ctx, const Entry& section, const std::string& yam
     }
     if (f.is_map()) {
       f.allow({"threshold_c", "hysteresis_c"});
-      if (auto v = f.celsius("threshold_c", "threshold", true)) step.threshold = *v;
+      if (auto v = f.temperature("threshold_c", "threshold", true)) step.threshold = *v;
       if (auto v = f.celsius("hysteresis_c", "hysteresis")) step.hysteresis = *v;
     }
     z.severities.push_back(step);
