@@ -2,7 +2,7 @@
 // and lays out every runtime structure once (so that step() never allocates),
 // profile switching, and the order of the stages of one step. The stages
 // themselves live in sensors.cpp, zones.cpp, controllers.cpp,
-// arbitration.cpp and windows.cpp.
+// escalation.cpp, arbitration.cpp and windows.cpp.
 #include "coolhand/policy/engine.h"
 
 #include <algorithm>
@@ -200,12 +200,14 @@ CompileResult Engine::compile(const PolicySpec& spec) {
     }
   }
 
+  m.compile_last_resorts();
+
   // One consumer per sensor that some zone or controller watches, with room
   // for every limit it can ever have.
   m.consumer_of_sensor.assign(spec.sensors.size(), std::nullopt);
   std::vector<std::size_t> capacity(spec.sensors.size(), 0);
   for (const detail::ZoneRt& z : m.zones) {
-    capacity[z.sensor] += 2 * z.trips.size() + 2 * z.severities.size();
+    capacity[z.sensor] += 2 * z.trips.size() + 2 * z.severities.size() + 2;  // + last resort
     if (!m.consumer_of_sensor[z.sensor]) {
       m.consumer_of_sensor[z.sensor] = static_cast<std::uint16_t>(m.consumers.size());
       m.consumers.emplace_back().sensor = z.sensor;
@@ -308,6 +310,10 @@ void Engine::Impl::rebuild_points() {
       add(z.sensor, (s.threshold - s.hysteresis).mc());
     }
   }
+  for (const detail::LastResortRt& r : last_resorts) {
+    add(zones[r.zone].sensor, r.limit_mc);
+    add(zones[r.zone].sensor, r.release_mc);
+  }
   for (std::size_t i = 0; i < controllers.size(); ++i) {
     const ControllerRt& c = controllers[i];
     if (!c.enabled) continue;
@@ -366,6 +372,7 @@ const Decision& Engine::step(Time now) {
   m.eval_sensors(now);
   m.eval_zones(now);
   m.eval_controllers(now);
+  m.eval_last_resorts(now);
   m.arbitrate(now);
   m.compute_windows(now);
   return d;

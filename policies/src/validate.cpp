@@ -574,7 +574,9 @@ class Validator {
 }  // namespace
 
 std::vector<SpecError> validate(const PolicySpec& spec, std::vector<std::uint16_t>& order) {
-  return Validator(spec).run(order);
+  std::vector<SpecError> errors = Validator(spec).run(order);
+  validate_last_resorts(spec, errors);
+  return errors;
 }
 
 }  // namespace coolhand::policy::detail
