@@ -15,9 +15,9 @@ int one_based(int v) {
 // are the keys of name-keyed sections.
 std::string yaml_spelling(std::string_view field) {
   static constexpr std::string_view kCelsius[] = {
-      "threshold",    "hysteresis",       "setpoint",           "offset",
-      "engage_below", "switch_on",        "limit_offset",       "up",
-      "down",         "fine_granularity", "coarse_granularity", "near_distance"};
+      "threshold",          "hysteresis",    "setpoint", "offset", "engage_below",
+      "switch_on",          "limit_offset",  "up",       "down",   "fine_granularity",
+      "coarse_granularity", "near_distance", "quantum",  "limit"};
   if (std::find(std::begin(kCelsius), std::end(kCelsius), field) != std::end(kCelsius)) {
     return std::string(field) + "_c";
   }

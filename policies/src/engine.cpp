@@ -106,6 +106,25 @@ void share_fir_histories(std::vector<SensorRt>& sensors, const std::vector<Senso
   }
 }
 
+// Quantised sensors: a physical sensor whose readings are rounded to a
+// quantum q flips from k*q to (k+1)*q where the true value crosses
+// (k + 1/2)*q (plus the sensor's offset). Within a quantum the reading, and
+// so a controller's error, does not move: a setpoint inside a quantum lets
+// the loop rest anywhere in it, up to q/2 above the setpoint written. A
+// setpoint on a flip point makes the error +-q/2 around it and the loop
+// holds the true value at the flip, where the sensor's noise dithers the
+// reading. So a pid or power_budget setpoint on a quantised input is moved
+// down to the nearest flip point at or below the setpoint written.
+std::int32_t dither_aware(std::int32_t setpoint_mc, std::int32_t quantum_mc,
+                          std::int32_t offset_mc) {
+  if (quantum_mc <= 0) return setpoint_mc;
+  const std::int64_t q = quantum_mc;
+  const std::int64_t raw2 = 2 * (static_cast<std::int64_t>(setpoint_mc) - offset_mc) - q;
+  // k = floor((2 * raw - q) / (2 q)), the last quantum whose upper flip is <= raw.
+  const std::int64_t k = raw2 >= 0 ? raw2 / (2 * q) : -((-raw2 + 2 * q - 1) / (2 * q));
+  return static_cast<std::int32_t>(k * q + q / 2 + offset_mc);
+}
+
 std::size_t points_of(const ControllerSpec& c) {
   return c.kind == ControllerSpec::Kind::table ? 2 * c.table.size() : 2;
 }
@@ -272,6 +291,12 @@ void Engine::Impl::apply_profile() {
     r.enabled = o && o->enabled ? *o->enabled : true;
     r.threshold_mc = (o && o->threshold ? *o->threshold : c.threshold).mc() + offset;
     r.setpoint_mc = (o && o->setpoint ? *o->setpoint : c.setpoint).mc() + offset;
+    if (c.kind == ControllerSpec::Kind::pid || c.kind == ControllerSpec::Kind::power_budget) {
+      const SensorSpec& in = spec.sensors[r.input];
+      if (in.kind == Kind::physical) {
+        r.setpoint_mc = dither_aware(r.setpoint_mc, in.quantum.mc(), in.offset.mc());
+      }
+    }
     r.switch_on_mc = c.switch_on.mc() + offset;
     for (std::size_t j = 0; j < c.table.size(); ++j) {
       r.rows[j].up = c.table[j].up + MilliC(offset);

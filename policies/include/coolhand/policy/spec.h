@@ -42,9 +42,14 @@ struct SensorSpec {
   Kind kind = Kind::physical;
   std::vector<std::string> inputs;  // virtual kinds: names of other sensors (no cycles)
   std::vector<double>
-      weights;              // weighted_sum: one per input; fir: inputs.size() * taps coefficients
-  MilliC offset{0};         // added to the value (all kinds; a calibration offset for physical)
-  Millis stale_after{0};    // physical: a reading older than this is unknown (0: never stale)
+      weights;            // weighted_sum: one per input; fir: inputs.size() * taps coefficients
+  MilliC offset{0};       // added to the value (all kinds; a calibration offset for physical)
+  Millis stale_after{0};  // physical: a reading older than this is unknown (0: never stale)
+  // physical: the step its readings come in, rounded to the nearest (0: fine
+  // grained). A pid or power_budget setpoint on it is moved down to the
+  // nearest point where two readings meet (docs/engine.md, "Quantised
+  // sensors").
+  MilliC quantum{0};
   Millis time_constant{0};  // ema: tau (> 0)
   Millis tap_period{0};     // fir: spacing between taps (> 0); held samples, zero-order hold
   std::uint32_t taps = 0;   // fir: taps per input (>= 1)
