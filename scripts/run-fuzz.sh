@@ -3,6 +3,7 @@
 # for a share of a bounded total time:
 #   fuzz/config  fuzz_config_loader     the policy loader
 #                fuzz_device_file       the device-description loader
+#                fuzz_limit_expr        named-limit expressions (skin - 0.5)
 #   fuzz/daemon  fuzz_sysfs_parse       the daemon's sysfs attribute parsers
 #                fuzz_thermal_netlink   thermal generic-netlink messages
 #                fuzz_coolhand_netlink  coolhand generic-netlink messages
@@ -29,6 +30,7 @@ build="${COOLHAND_FUZZ_BUILD:-$root/build-fuzz}"
 targets=(
   "fuzz_config_loader config config/yaml.dict config/corpus"
   "fuzz_device_file config config/yaml.dict ../config/devices"
+  "fuzz_limit_expr config - config/corpus-limits"
   "fuzz_sysfs_parse daemon - -"
   "fuzz_thermal_netlink daemon - -"
   "fuzz_coolhand_netlink daemon - -"

@@ -15,9 +15,9 @@ int one_based(int v) {
 // are the keys of name-keyed sections.
 std::string yaml_spelling(std::string_view field) {
   static constexpr std::string_view kCelsius[] = {
-      "threshold",    "hysteresis",       "setpoint",           "offset",
-      "engage_below", "switch_on",        "limit_offset",       "up",
-      "down",         "fine_granularity", "coarse_granularity", "near_distance"};
+      "threshold",          "hysteresis",    "setpoint", "offset", "engage_below",
+      "switch_on",          "limit_offset",  "up",       "down",   "fine_granularity",
+      "coarse_granularity", "near_distance", "quantum",  "limit"};
   if (std::find(std::begin(kCelsius), std::end(kCelsius), field) != std::end(kCelsius)) {
     return std::string(field) + "_c";
   }
@@ -228,7 +228,36 @@ std::optional<T> Fields::convert(std::string_view key, std::string_view field, b
 
 std::optional<policy::MilliC> Fields::celsius(std::string_view key, std::string_view field,
                                               bool required) {
+  const Entry* e = find(key);
+  if (e != nullptr && e->value.IsScalar() && e->value.Tag() != "!" && !ctx_.limits().empty()) {
+    // A limit where only a difference makes sense gets its own message.
+    const TemperatureParse t = parse_temperature(e->value.Scalar(), ctx_.limits());
+    if (t.named_limit) {
+      present(key, field, required);
+      invalid(*e, "'" + e->value.Scalar() +
+                      "': a temperature difference is a plain number of °C (limits name "
+                      "absolute temperatures only)");
+      return std::nullopt;
+    }
+  }
   return convert<policy::MilliC>(key, field, required, "a temperature in °C", false, parse_celsius);
+}
+
+std::optional<policy::MilliC> Fields::temperature(std::string_view key, std::string_view field,
+                                                  bool required) {
+  const Entry* e = present(key, field, required);
+  if (e == nullptr) return std::nullopt;
+  const auto text =
+      scalar_text(e->value, value_mark(*e), key_path(key), "a temperature in °C", false);
+  if (!text) return std::nullopt;
+  TemperatureParse t = parse_temperature(*text, ctx_.limits());
+  if (!t.value) {
+    // Point at the token at fault (the scalar is plain, so on one line).
+    YAML::Mark at = value_mark(*e);
+    at.column += static_cast<int>(t.offset);
+    ctx_.error(at, key_path(key), std::move(t.error));
+  }
+  return t.value;
 }
 
 std::optional<policy::Millis> Fields::duration(std::string_view key, std::string_view field,

@@ -25,6 +25,7 @@
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/policy/units.h"
+#include "limit_expr.h"
 #include "scalars.h"
 
 namespace coolhand::config::detail {
@@ -56,8 +57,14 @@ class Context {
   [[nodiscard]] std::vector<ConfigError> take_errors() { return std::move(errors_); }
   [[nodiscard]] const std::string& file() const { return file_; }
 
+  // The policy's named limits (`limits:`), read before every section that
+  // may write a temperature against them.
+  void set_limits(std::vector<NamedLimit> limits) { limits_ = std::move(limits); }
+  [[nodiscard]] std::span<const NamedLimit> limits() const { return limits_; }
+
  private:
   std::string file_;
+  std::vector<NamedLimit> limits_;
   std::vector<ConfigError> errors_;
   std::map<std::string, Location, std::less<>> locations_;
 };
@@ -106,8 +113,13 @@ class Fields {
   // Typed readers. They return nullopt when the key is absent (reporting it
   // if `required`) or its value is invalid (reporting why), and record the
   // value's location under spec_path + "." + `field`.
+  // `celsius` reads a plain number of °C (a difference, an offset, a
+  // granularity); `temperature` an absolute temperature, which may be
+  // written against a named limit ("skin - 0.5", limit_expr.h).
   std::optional<policy::MilliC> celsius(std::string_view key, std::string_view field,
                                         bool required = false);
+  std::optional<policy::MilliC> temperature(std::string_view key, std::string_view field,
+                                            bool required = false);
   std::optional<policy::Millis> duration(std::string_view key, std::string_view field,
                                          bool required = false);
   std::optional<std::uint32_t> uint32(std::string_view key, std::string_view field,

@@ -50,8 +50,8 @@ std::optional<policy::TableRow> parse_row(Fields& parent, const YAML::Node& item
   Fields f(parent.ctx(), item, item.Mark(), yaml_path, spec_path, "a table row");
   f.allow({"up_c", "down_c", "level"});
   policy::TableRow row;
-  const auto up = f.celsius("up_c", "up", true);
-  const auto down = f.celsius("down_c", "down");
+  const auto up = f.temperature("up_c", "up", true);
+  const auto down = f.temperature("down_c", "down");
   const auto level = f.uint32("level", "level", true);
   if (!up || !level) return std::nullopt;
   row.up = *up;
@@ -118,7 +118,7 @@ void parse_controller(Context& ctx, const Entry& entry, std::size_t index,
       const bool thresholded = c.kind == Kind::step_wise || c.kind == Kind::bang_bang;
       const bool pid_like = c.kind == Kind::pid || c.kind == Kind::power_budget;
       if (thresholded) {
-        if (auto v = f.celsius("threshold_c", "threshold", true)) c.threshold = *v;
+        if (auto v = f.temperature("threshold_c", "threshold", true)) c.threshold = *v;
         if (auto v = f.celsius("hysteresis_c", "hysteresis")) c.hysteresis = *v;
       }
       if (c.kind == Kind::bang_bang) c.on_level = f.uint32("on_level", "on_level");
@@ -135,7 +135,7 @@ void parse_controller(Context& ctx, const Entry& entry, std::size_t index,
         if (rows) c.table = std::move(*rows);
       }
       if (pid_like) {
-        if (auto v = f.celsius("setpoint_c", "setpoint", true)) c.setpoint = *v;
+        if (auto v = f.temperature("setpoint_c", "setpoint", true)) c.setpoint = *v;
       }
       if (c.kind == Kind::pid) {
         if (auto v = f.number("kp", "kp")) c.kp = *v;
@@ -151,7 +151,7 @@ void parse_controller(Context& ctx, const Entry& entry, std::size_t index,
         if (auto v = f.number("kp_under_mw", "kp_under_mw")) c.kp_under_mw = *v;
         if (auto v = f.number("ki_mw", "ki_mw")) c.ki_mw = *v;
         if (auto v = f.number("kd_mw", "kd_mw")) c.kd_mw = *v;
-        if (auto v = f.celsius("switch_on_c", "switch_on")) c.switch_on = *v;
+        if (auto v = f.temperature("switch_on_c", "switch_on")) c.switch_on = *v;
       }
     }
   }

@@ -79,8 +79,8 @@ void parse_profile(Context& ctx, const Entry& entry, std::size_t index, policy::
                    join_path(list_yaml, e.key));
         if (of.is_map()) {
           of.allow({"threshold_c", "setpoint_c", "enabled"});
-          o.threshold = of.celsius("threshold_c", "threshold");
-          o.setpoint = of.celsius("setpoint_c", "setpoint");
+          o.threshold = of.temperature("threshold_c", "threshold");
+          o.setpoint = of.temperature("setpoint_c", "setpoint");
           o.enabled = of.boolean("enabled", "enabled");
         }
         p.controllers.push_back(std::move(o));
@@ -119,7 +119,7 @@ PolicyDocument parse_document(Context& ctx, const YAML::Node& root) {
   PolicyDocument doc;
   Fields f(ctx, root, root.Mark(), {}, {}, "the policy");
   if (!f.is_map()) return doc;
-  f.allow({"version", "sampling", "daemon", "sensors", "zones", "devices", "controllers",
+  f.allow({"version", "limits", "sampling", "daemon", "sensors", "zones", "devices", "controllers",
            "profiles", "default_profile"});
   if (auto v = f.uint32("version", {}, true); v && *v != kSchemaVersion) {
     f.invalid(*f.find("version"), "unsupported version " + std::to_string(*v) +
@@ -129,6 +129,8 @@ PolicyDocument parse_document(Context& ctx, const YAML::Node& root) {
   for (const Entry& e : f.entries()) ctx.record(e.key, e.key_node.Mark(), e.key);
   // Sections are read in a fixed order so spec vectors and errors do not
   // depend on the order sections appear in the file.
+  // Limits first: every other section may write temperatures against them.
+  if (const Entry* e = f.find("limits")) parse_limits(ctx, *e, doc);
   if (const Entry* e = f.find("sampling")) parse_sampling(ctx, *e, doc.spec.sampling);
   if (const Entry* e = f.find("daemon")) parse_daemon(ctx, *e, doc.daemon);
   if (const Entry* e = f.find("sensors")) parse_sensors(ctx, *e, doc);

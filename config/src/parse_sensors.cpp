@@ -153,14 +153,15 @@ void parse_sensor(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
     const std::string context = "a " + std::string(name_of(kKinds, s.kind)) + " sensor";
     const std::initializer_list<std::string_view> kAll = {
         "kind",  "offset_c",      "source",     "stale_after", "inputs", "weights",
-        "input", "time_constant", "tap_period", "horizon",     "window"};
+        "input", "time_constant", "tap_period", "horizon",     "window", "quantum_c"};
     if (f.has("kind") && !kind) {
       f.allow(kAll);
     } else {
       switch (s.kind) {
         case Kind::physical:
-          f.allow({"kind", "offset_c", "source", "stale_after"}, kAll, context);
+          f.allow({"kind", "offset_c", "source", "stale_after", "quantum_c"}, kAll, context);
           if (auto v = f.duration("stale_after", "stale_after")) s.stale_after = *v;
+          if (auto v = f.celsius("quantum_c", "quantum")) s.quantum = *v;
           break;
         case Kind::weighted_sum:
           f.allow({"kind", "offset_c", "inputs", "weights"}, kAll, context);

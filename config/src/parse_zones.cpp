@@ -41,7 +41,7 @@ TripSpec parse_trip(Context& ctx, const Entry& entry, const std::string& yaml_pa
   f.allow({"type", "threshold_c", "hysteresis_c", "action", "devices", "debounce_samples"});
   if (auto v = choose<TripSpec::Type>(f, "type", "type", true, kTripTypes, "trip type"))
     t.type = *v;
-  if (auto v = f.celsius("threshold_c", "threshold", true)) t.threshold = *v;
+  if (auto v = f.temperature("threshold_c", "threshold", true)) t.threshold = *v;
   if (auto v = f.celsius("hysteresis_c", "hysteresis")) t.hysteresis = *v;
   if (auto v = choose<TripAction>(f, "action", "action", false, kActions, "trip action"))
     t.action = *v;
@@ -71,11 +71,26 @@ void parse_severities(Context& ctx, const Entry& section, const std::string& yam
     }
     if (f.is_map()) {
       f.allow({"threshold_c", "hysteresis_c"});
-      if (auto v = f.celsius("threshold_c", "threshold", true)) step.threshold = *v;
+      if (auto v = f.temperature("threshold_c", "threshold", true)) step.threshold = *v;
       if (auto v = f.celsius("hysteresis_c", "hysteresis")) step.hysteresis = *v;
     }
     z.severities.push_back(step);
   });
+}
+
+// last_resort: {limit_c: skin, hysteresis_c: 0.5, hold: 10s, devices: [...]}
+policy::LastResortSpec parse_last_resort(Context& ctx, const Entry& entry,
+                                         const std::string& yaml_path,
+                                         const std::string& spec_path) {
+  policy::LastResortSpec r;
+  Fields f(ctx, entry.value, entry.key_node.Mark(), yaml_path, spec_path, "the last resort");
+  if (!f.is_map()) return r;
+  f.allow({"limit_c", "hysteresis_c", "hold", "devices"});
+  if (auto v = f.temperature("limit_c", "limit", true)) r.limit = *v;
+  if (auto v = f.celsius("hysteresis_c", "hysteresis")) r.hysteresis = *v;
+  if (auto v = f.duration("hold", "hold")) r.hold = *v;
+  if (auto v = f.strings("devices", "devices", true)) r.devices = *v;
+  return r;
 }
 
 void parse_zone(Context& ctx, const Entry& entry, std::size_t index, policy::PolicySpec& spec) {
@@ -85,7 +100,7 @@ void parse_zone(Context& ctx, const Entry& entry, std::size_t index, policy::Pol
   const std::string spec_path = index_path("zones", index);
   Fields f(ctx, entry.value, entry.key_node.Mark(), yaml_path, spec_path, "zone '" + z.name + "'");
   if (f.is_map()) {
-    f.allow({"sensor", "trips", "severities"});
+    f.allow({"sensor", "trips", "severities", "last_resort"});
     if (auto v = f.string("sensor", "sensor", true)) z.sensor = *v;
     if (const Entry* trips = f.find("trips")) {
       ctx.record(join_path(spec_path, "trips"), f.value_mark(*trips), f.key_path("trips"));
@@ -99,6 +114,10 @@ void parse_zone(Context& ctx, const Entry& entry, std::size_t index, policy::Pol
                  f.key_path("severities"));
       parse_severities(ctx, *severities, f.key_path("severities"),
                        join_path(spec_path, "severities"), z);
+    }
+    if (const Entry* e = f.find("last_resort")) {
+      z.last_resort = parse_last_resort(ctx, *e, f.key_path("last_resort"),
+                                        join_path(spec_path, "last_resort"));
     }
   }
   spec.zones.push_back(std::move(z));

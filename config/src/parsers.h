@@ -25,6 +25,8 @@ inline constexpr std::uint32_t kSchemaVersion = 1;
 // only when ctx.failed() is false.
 [[nodiscard]] PolicyDocument parse_document(Context& ctx, const YAML::Node& root);
 
+// `limits:` — read first; fills doc.limits and ctx.limits().
+void parse_limits(Context& ctx, const Entry& section, PolicyDocument& doc);
 void parse_sensors(Context& ctx, const Entry& section, PolicyDocument& doc);
 void parse_zones(Context& ctx, const Entry& section, policy::PolicySpec& spec);
 void parse_devices(Context& ctx, const Entry& section, PolicyDocument& doc);

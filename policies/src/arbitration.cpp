@@ -5,7 +5,10 @@
 // 1. The deepest requested level wins; its controller is the decision's
 //    `cause` (the first in spec order on a tie). With no request above 0 the
 //    device is released (no cause).
-// 2. A device held by a fired force_deepest trip targets its limit_level.
+// 2. A zone's last resort (escalation.cpp) sets a floor on the level like
+//    one more request; the device is `escalated` while the floor is deeper
+//    than every controller's request. A device held by a fired
+//    force_deepest trip targets its limit_level.
 // 3. The target is clamped to [min_level, limit_level] (profile overrides
 //    applied); that is `requested`.
 // 4. Unless forced, the applied level moves from the last applied level
@@ -36,8 +39,10 @@ void Engine::Impl::arbitrate(Time now) {
         cause = ControllerId{ci};
       }
     }
+    const bool escalated = !d.forced && d.escalated > best;
     const std::uint32_t lo = std::min(d.min_level, d.limit_level);
-    const std::uint32_t target = d.forced ? d.limit_level : std::clamp(best, lo, d.limit_level);
+    const std::uint32_t target =
+        d.forced ? d.limit_level : std::clamp(std::max(best, d.escalated), lo, d.limit_level);
 
     std::uint32_t level = target;
     if (!d.forced && target != d.level) {
@@ -61,6 +66,7 @@ void Engine::Impl::arbitrate(Time now) {
     out.requested = target;
     out.cause = cause;
     out.forced = d.forced;
+    out.escalated = escalated;
     if (level != target) {
       const Time dwell_end = d.level_since.value_or(now) + d.min_dwell;
       want_step(dwell_end > now ? dwell_end : now + spec.sampling.min_interval);

@@ -2,7 +2,7 @@
 // and lays out every runtime structure once (so that step() never allocates),
 // profile switching, and the order of the stages of one step. The stages
 // themselves live in sensors.cpp, zones.cpp, controllers.cpp,
-// arbitration.cpp and windows.cpp.
+// escalation.cpp, arbitration.cpp and windows.cpp.
 #include "coolhand/policy/engine.h"
 
 #include <algorithm>
@@ -149,6 +149,25 @@ void share_fir_histories(std::vector<SensorRt>& sensors, const std::vector<Senso
   }
 }
 
+// Quantised sensors: a physical sensor whose readings are rounded to a
+// quantum q flips from k*q to (k+1)*q where the true value crosses
+// (k + 1/2)*q (plus the sensor's offset). Within a quantum the reading, and
+// so a controller's error, does not move: a setpoint inside a quantum lets
+// the loop rest anywhere in it, up to q/2 above the setpoint written. A
+// setpoint on a flip point makes the error +-q/2 around it and the loop
+// holds the true value at the flip, where the sensor's noise dithers the
+// reading. So a pid or power_budget setpoint on a quantised input is moved
+// down to the nearest flip point at or below the setpoint written.
+std::int32_t dither_aware(std::int32_t setpoint_mc, std::int32_t quantum_mc,
+                          std::int32_t offset_mc) {
+  if (quantum_mc <= 0) return setpoint_mc;
+  const std::int64_t q = quantum_mc;
+  const std::int64_t raw2 = 2 * (static_cast<std::int64_t>(setpoint_mc) - offset_mc) - q;
+  // k = floor((2 * raw - q) / (2 q)), the last quantum whose upper flip is <= raw.
+  const std::int64_t k = raw2 >= 0 ? raw2 / (2 * q) : -((-raw2 + 2 * q - 1) / (2 * q));
+  return static_cast<std::int32_t>(k * q + q / 2 + offset_mc);
+}
+
 std::size_t points_of(const ControllerSpec& c) {
   return c.kind == ControllerSpec::Kind::table ? 2 * c.table.size() : 2;
 }
@@ -244,12 +263,14 @@ CompileResult Engine::compile(const PolicySpec& spec) {
     }
   }
 
+  m.compile_last_resorts();
+
   // One consumer per sensor that some zone or controller watches, with room
   // for every limit it can ever have.
   m.consumer_of_sensor.assign(spec.sensors.size(), std::nullopt);
   std::vector<std::size_t> capacity(spec.sensors.size(), 0);
   for (const detail::ZoneRt& z : m.zones) {
-    capacity[z.sensor] += 2 * z.trips.size() + 2 * z.severities.size();
+    capacity[z.sensor] += 2 * z.trips.size() + 2 * z.severities.size() + 2;  // + last resort
     if (!m.consumer_of_sensor[z.sensor]) {
       m.consumer_of_sensor[z.sensor] = static_cast<std::uint16_t>(m.consumers.size());
       m.consumers.emplace_back().sensor = z.sensor;
@@ -314,6 +335,12 @@ void Engine::Impl::apply_profile() {
     r.enabled = o && o->enabled ? *o->enabled : true;
     r.threshold_mc = (o && o->threshold ? *o->threshold : c.threshold).mc() + offset;
     r.setpoint_mc = (o && o->setpoint ? *o->setpoint : c.setpoint).mc() + offset;
+    if (c.kind == ControllerSpec::Kind::pid || c.kind == ControllerSpec::Kind::power_budget) {
+      const SensorSpec& in = spec.sensors[r.input];
+      if (in.kind == Kind::physical) {
+        r.setpoint_mc = dither_aware(r.setpoint_mc, in.quantum.mc(), in.offset.mc());
+      }
+    }
     r.switch_on_mc = c.switch_on.mc() + offset;
     for (std::size_t j = 0; j < c.table.size(); ++j) {
       r.rows[j].up = c.table[j].up + MilliC(offset);
@@ -351,6 +378,10 @@ void Engine::Impl::rebuild_points() {
       add(z.sensor, s.threshold.mc());
       add(z.sensor, (s.threshold - s.hysteresis).mc());
     }
+  }
+  for (const detail::LastResortRt& r : last_resorts) {
+    add(zones[r.zone].sensor, r.limit_mc);
+    add(zones[r.zone].sensor, r.release_mc);
   }
   for (std::size_t i = 0; i < controllers.size(); ++i) {
     const ControllerRt& c = controllers[i];
@@ -410,6 +441,7 @@ const Decision& Engine::step(Time now) {
   m.eval_sensors(now);
   m.eval_zones(now);
   m.eval_controllers(now);
+  m.eval_last_resorts(now);
   m.arbitrate(now);
   m.compute_windows(now);
   return d;

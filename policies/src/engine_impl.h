@@ -209,6 +209,27 @@ struct DeviceRt {
   std::uint32_t level = 0;          // last applied level
   std::optional<Time> level_since;  // when it was applied (none: never changed)
   bool forced = false;              // set by zones in this step
+  std::uint32_t escalated = 0;      // set by the last resorts in this step: a floor on the level
+};
+
+// A zone's last resort (escalation.cpp).
+struct LastResortRt {
+  std::uint16_t zone = 0;
+  std::int32_t limit_mc = 0;
+  std::int32_t release_mc = 0;  // limit - hysteresis
+  Millis hold{0};
+  std::vector<std::uint16_t> controllers;  // controllers whose input depends on the zone sensor
+  std::vector<std::uint16_t> candidates;   // devices, in spec order
+  std::vector<std::uint32_t> levels;       // per candidate: levels taken
+  // Per candidate and level l (candidate-major, max_level entries each): the
+  // performance lost per mW saved going from l to l+1.
+  std::vector<double> cost;
+  std::vector<std::size_t> cost_at;  // per candidate: its first entry in `cost`
+  std::vector<std::uint16_t> taken;  // candidate indices, in the order levels were taken
+  // State: the condition now pending (+1 escalate, -1 release, 0 none) and
+  // since when, or since the last level change if later.
+  int pending = 0;
+  Time since{0};
 };
 
 // The limits (in the consumer sensor's m°C) at which some decision changes:
@@ -244,6 +265,7 @@ struct Engine::Impl {
   std::vector<DeviceRt> devices;
   std::vector<ControllerRt> controllers;
   std::vector<Consumer> consumers;
+  std::vector<detail::LastResortRt> last_resorts;
   std::vector<std::optional<std::uint16_t>> consumer_of_sensor;  // by sensor index
   // Per physical sensor: indices into `consumers` of those that depend on it.
   std::vector<std::vector<std::uint16_t>> consumers_of;
@@ -259,8 +281,11 @@ struct Engine::Impl {
   void eval_sensors(Time now);
   void eval_zones(Time now);
   void eval_controllers(Time now);
+  void eval_last_resorts(Time now);
   void arbitrate(Time now);
   void compute_windows(Time now);
+  // Lays out last_resorts (escalation.cpp); called by compile.
+  void compile_last_resorts();
   // Rebuild `consumers` points after a profile change (no allocation once sized).
   void rebuild_points();
 
@@ -276,5 +301,7 @@ namespace coolhand::policy::detail {
 // Validation; returns every error found. `order` receives a topological order
 // of the sensors when their inputs form no cycle.
 std::vector<SpecError> validate(const PolicySpec& spec, std::vector<std::uint16_t>& order);
+// The last-resort rules of validation (escalation.cpp), appended to `errors`.
+void validate_last_resorts(const PolicySpec& spec, std::vector<SpecError>& errors);
 
 }  // namespace coolhand::policy::detail

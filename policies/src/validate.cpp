@@ -131,8 +131,10 @@ class Validator {
       if (!s.inputs.empty()) error(path, "inputs", "a physical sensor has no inputs");
       no_weights();
       if (s.stale_after < Millis{0}) error(path, "stale_after", "must be >= 0");
+      if (s.quantum < MilliC{0}) error(path, "quantum", "must be >= 0");
       return;
     }
+    if (s.quantum != MilliC{0}) error(path, "quantum", "only a physical sensor has a quantum");
     if (s.inputs.empty()) error(path, "inputs", "a virtual sensor needs at least one input");
     for (std::size_t j = 0; j < s.inputs.size(); ++j) {
       if (!sensors_.contains(s.inputs[j])) {
@@ -559,6 +561,7 @@ class Validator {
       const SensorSpec& s = spec_.sensors[i];
       const std::string path = at("sensors", i);
       temperature(path, "offset", s.offset);
+      temperature(path, "quantum", s.quantum);
       duration(path, "stale_after", s.stale_after);
       duration(path, "time_constant", s.time_constant);
       duration(path, "tap_period", s.tap_period);
@@ -631,7 +634,9 @@ class Validator {
 }  // namespace
 
 std::vector<SpecError> validate(const PolicySpec& spec, std::vector<std::uint16_t>& order) {
-  return Validator(spec).run(order);
+  std::vector<SpecError> errors = Validator(spec).run(order);
+  validate_last_resorts(spec, errors);
+  return errors;
 }
 
 }  // namespace coolhand::policy::detail

@@ -36,7 +36,7 @@ TEST(Examples, ThereIsOnePerFeature) {
   for (const auto& p : examples()) names.push_back(p.filename().string());
   for (const char* want : {"minimal.yaml", "virtual-sensors.yaml", "zones.yaml", "controllers.yaml",
                            "device-constraints.yaml", "profiles.yaml", "sampling.yaml",
-                           "hardware.yaml", "handheld.yaml"}) {
+                           "hardware.yaml", "handheld.yaml", "limits.yaml"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
 }

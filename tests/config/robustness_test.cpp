@@ -48,8 +48,8 @@ TEST(Robustness, DeepBlockNestingIsCut) {
 TEST(Robustness, NestingWithinTheLimitIsJustAnUnknownKey) {
   const std::string text = "version: 1\nx: " + std::string(20, '[') + std::string(20, ']') + "\n";
   EXPECT_EQ(errors_of(text),
-            (std::vector<std::string>{"p.yaml:2:1: x: unknown key (valid here: version sampling "
-                                      "daemon sensors zones devices controllers profiles "
+            (std::vector<std::string>{"p.yaml:2:1: x: unknown key (valid here: version limits "
+                                      "sampling daemon sensors zones devices controllers profiles "
                                       "default_profile)"}));
 }
 

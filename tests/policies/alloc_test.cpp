@@ -49,7 +49,10 @@ PolicySpec everything() {
   cpu.power_mw = {3000, 2000, 1000, 500};
   cpu.max_step_up = 1;
   cpu.min_dwell = Millis(300);
-  spec.devices = {cpu, device("gpu", 3)};
+  DeviceSpec screen = device("screen", 2);
+  screen.power_mw = {1500, 1000, 600};
+  screen.performance = {1.0, 0.9, 0.7};
+  spec.devices = {cpu, device("gpu", 3), screen};
   ControllerSpec pid = controller("pid", CK::pid, "avg", {"gpu"});
   pid.setpoint = mc(50000);
   pid.kp = 0.5;
@@ -79,6 +82,8 @@ PolicySpec everything() {
   crit.debounce_samples = 2;
   z.trips = {crit};
   z.severities = {{Severity::light, mc(45000), mc(1000)}, {Severity::severe, mc(55000), mc(1000)}};
+  z.last_resort = LastResortSpec{
+      .limit = mc(54000), .hysteresis = mc(2000), .hold = Millis(500), .devices = {"screen"}};
   spec.zones = {z};
   ProfileSpec quiet;
   quiet.name = "quiet";
@@ -92,6 +97,7 @@ TEST(Allocation, StepDoesNotAllocateInSteadyState) {
   ASSERT_TRUE(rig.ok());
   // Temperatures sweep 35..65 °C so every element changes state, a sensor
   // is lost and found, and the profile flips.
+  std::uint32_t escalated_steps = 0;
   const auto drive = [&](std::int64_t from, std::int64_t to) {
     for (std::int64_t n = from; n < to; ++n) {
       const std::int64_t phase = n % 600;
@@ -104,7 +110,7 @@ TEST(Allocation, StepDoesNotAllocateInSteadyState) {
         rig.set("b", temp - 2000, ms(n * 100));
       }
       if (n % 400 == 0) rig.engine->set_profile((n / 400) % 2 == 0 ? "quiet" : "");
-      rig.step(ms(n * 100));
+      if (rig.step(ms(n * 100)).zones[0].last_resort_levels > 0) ++escalated_steps;
     }
   };
   drive(0, 3000);  // warm-up: rings fill, every path runs once
@@ -113,6 +119,7 @@ TEST(Allocation, StepDoesNotAllocateInSteadyState) {
   drive(3000, 6000);
   g_counting = false;
   EXPECT_EQ(g_allocations.load(), 0);
+  EXPECT_GT(escalated_steps, 0U);  // the last resort ran too
 }
 
 TEST(Allocation, CounterWorks) {

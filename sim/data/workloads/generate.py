@@ -71,6 +71,44 @@ def navigation(t, rng, st):
              "modem": 0.7 + rng.uniform(-0.1, 0.1), "backlight": 1.0, "charger": 0.6}, 30.0)
 
 
+def hot_car(t, rng, st):
+    # Navigation in a car parked in the sun: 40 C cabin, screen at full
+    # brightness, charging at full current. The device starts at the cabin's
+    # temperature (the model starts every node at the ambient of t = 0).
+    return ({"cpu": 0.3 + rng.uniform(-0.05, 0.05), "gpu": 0.4 + rng.uniform(-0.05, 0.05),
+             "modem": 0.7 + rng.uniform(-0.1, 0.1), "backlight": 1.0, "charger": 1.0}, 40.0)
+
+
+def hot_ambient(t, rng, st):
+    # Streaming video with page loads between episodes, outdoors at 38 C.
+    if t >= st.get("next", 0):
+        st["load_until"] = t + rng.randint(5, 15)
+        st["next"] = st["load_until"] + rng.randint(120, 300)
+    loading = t < st["load_until"]
+    return ({"cpu": rng.uniform(0.7, 1.0) if loading else 0.15 + rng.uniform(-0.03, 0.03),
+             "gpu": 0.4 if loading else 0.3 + rng.uniform(-0.03, 0.03),
+             "modem": 0.8 if loading else (0.5 if t % 10 < 3 else 0.05),
+             "backlight": 0.9}, 38.0)
+
+
+def hot_start(t, rng, st):
+    # Picked up hot: 15 min in a bag in a 42 C car with the screen off (the
+    # battery and covers soak up the heat), then a 3D game in a 25 C room.
+    if t < 900:
+        return ({"cpu": 0.02, "modem": 0.03}, 42.0)
+    d, _ = GAME(t, rng, st)
+    return (d, 25.0)
+
+
+def on_off(t, rng, st):
+    # A game played in bursts: 4 min on, 2 min in a menu (light load), 30 min.
+    if t % 360 < 240:
+        d, _ = GAME(t, rng, st)
+        return (d, 25.0)
+    return ({"cpu": 0.1 + rng.uniform(-0.02, 0.02), "gpu": 0.15, "modem": 0.05,
+             "backlight": 0.8}, 25.0)
+
+
 def idle(t, rng, st):
     return ({"cpu": 0.02, "gpu": 0.0, "modem": 0.03 if t % 60 else 0.3, "backlight": 0.0}, 25.0)
 
@@ -87,4 +125,14 @@ write("web", 1200, web, {"cpu": 0.5, "gpu": 0.1, "modem": 0.3, "backlight": 0.1}
 write("navigation", 2700, navigation,
       {"cpu": 0.2, "gpu": 0.3, "modem": 0.3, "backlight": 0.15, "charger": 0.05},
       "45 min of turn-by-turn navigation over LTE in a car at 30 C, on the charger")
+GAME = gaming(25.0, False)
+write("hot-car", 2700, hot_car,
+      {"cpu": 0.2, "gpu": 0.3, "modem": 0.3, "backlight": 0.15, "charger": 0.05},
+      "45 min of navigation in a car at 40 C, backlight full, charging at full current")
+write("hot-ambient", 1800, hot_ambient, {"cpu": 0.3, "gpu": 0.3, "modem": 0.2, "backlight": 0.2},
+      "30 min of streamed video and page loads outdoors at 38 C, backlight 0.9")
+write("hot-start", 2100, hot_start, GAME_W,
+      "15 min soaking in a 42 C car, screen off, then 20 min of a 3D game at 25 C")
+write("on-off", 1800, on_off, GAME_W,
+      "30 min of a 3D game in bursts: 4 min playing, 2 min in a menu, at 25 C")
 write("idle", 1800, idle, {"cpu": 0.5, "modem": 0.5}, "30 min idle, screen off")

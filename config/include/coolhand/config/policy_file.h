@@ -107,6 +107,9 @@ struct DaemonSettings {
 
 struct PolicyDocument {
   policy::PolicySpec spec;
+  // The named limits (`limits: {skin_c: 45}`) by name without "_c". Every
+  // temperature written against them is already resolved in `spec`.
+  std::map<std::string, policy::MilliC, std::less<>> limits;
   std::map<std::string, SensorSource, std::less<>> sources;  // by physical sensor name
   std::map<std::string, DeviceKnob, std::less<>> knobs;      // by device name
   DaemonSettings daemon;

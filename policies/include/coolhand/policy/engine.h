@@ -57,12 +57,14 @@ struct DeviceDecision {
   std::optional<ControllerId> cause;  // controller whose request won arbitration (none: released)
   bool forced = false;                // held deep by a trip's force_deepest action
   bool changed = false;               // level differs from the previous step's
+  bool escalated = false;             // a zone's last resort asks for more than any controller
 };
 
 struct ZoneState {
   Severity severity = Severity::none;
-  std::optional<MilliC> temperature;  // none while the zone's sensor is unknown
-  std::uint32_t trips_reached = 0;    // bit i: trip i reached (hysteresis applied)
+  std::optional<MilliC> temperature;     // none while the zone's sensor is unknown
+  std::uint32_t trips_reached = 0;       // bit i: trip i reached (hysteresis applied)
+  std::uint32_t last_resort_levels = 0;  // levels its last resort has taken (0: idle)
 };
 
 // Something worth one log line: what changed and why.

@@ -49,6 +49,11 @@ struct SensorSpec {
   // false`). While it is unknown, weighted_sum, max and min sensors that use
   // it fall back on their other inputs (see policies/src/sensors.cpp).
   bool optional = false;
+  // physical: the step its readings come in, rounded to the nearest (0: fine
+  // grained). A pid or power_budget setpoint on it is moved down to the
+  // nearest point where two readings meet (docs/engine.md, "Quantised
+  // sensors").
+  MilliC quantum{0};
   Millis time_constant{0};  // ema: tau (> 0)
   Millis tap_period{0};     // fir: spacing between taps (> 0); held samples, zero-order hold
   std::uint32_t taps = 0;   // fir: taps per input (>= 1)
@@ -87,11 +92,26 @@ struct SeverityStepSpec {
   MilliC hysteresis{0};
 };
 
+// A zone's last resort (docs/engine.md, "Last resort"): while the zone stays
+// at or above `limit` with every device its controllers drive at its deepest
+// allowed level, `devices` are throttled too, one level per `hold`, the level
+// that costs the least performance per watt saved first (from their
+// power_mw and performance tables). Levels are given back in reverse order,
+// one per `hold`, once T < limit - hysteresis or the controllers have
+// headroom again (a driven device shallower than its deepest) with T < limit.
+struct LastResortSpec {
+  MilliC limit{0};
+  MilliC hysteresis{0};              // >= 0
+  Millis hold{10000};                // > 0: how long a condition must last before each level
+  std::vector<std::string> devices;  // >= 1, each with power_mw and performance tables
+};
+
 struct ZoneSpec {
   std::string name;
   std::string sensor;  // a sensor name (physical or virtual)
   std::vector<TripSpec> trips;
   std::vector<SeverityStepSpec> severities;  // strictly increasing level and threshold
+  std::optional<LastResortSpec> last_resort;
 };
 
 // ---------------------------------------------------------------- devices --
