@@ -1,6 +1,9 @@
 // Actuator: writes, read-back checks and restore for one device's knobs.
 #include "actuator.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace coolhand::daemon {
 
 Actuator::Actuator(std::string device, KnobBinding binding, Sysfs& fs, Logger& log, bool dry_run)
@@ -10,7 +13,24 @@ Actuator::Actuator(std::string device, KnobBinding binding, Sysfs& fs, Logger& l
       log_(log),
       dry_run_(dry_run) {}
 
-Status Actuator::write_target(const KnobTarget& t, std::int64_t value) {
+namespace {
+
+std::int32_t saturate32(std::int64_t v) {
+  constexpr std::int64_t lo = std::numeric_limits<std::int32_t>::min() + 1;  // min is kNoValue
+  constexpr std::int64_t hi = std::numeric_limits<std::int32_t>::max();
+  return static_cast<std::int32_t>(std::clamp(v, lo, hi));
+}
+
+}  // namespace
+
+void Actuator::record_write(std::uint32_t level, std::int64_t written,
+                            std::optional<std::int64_t> back) {
+  if (ring_ == nullptr) return;
+  ring_->put(recorder::Kind::knob_write, ring_index_, level, 0, saturate32(written),
+             back ? saturate32(*back) : recorder::kNoValue);
+}
+
+Status Actuator::write_target(const KnobTarget& t, std::uint32_t level, std::int64_t value) {
   // A knob already holding the value is not written (issue 10: nothing is
   // written at start, where level 0 is the value found there; firmware
   // attributes may refuse writes with EBUSY in the wrong profile).
@@ -21,6 +41,7 @@ Status Actuator::write_target(const KnobTarget& t, std::int64_t value) {
   }
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (auto w = fs_.write_integer(t.path, value); !w) {
+      record_write(level, value, std::nullopt);
       ++write_failures_;
       if (!failing_) {
         log_.error("device {}: {} (the device stays at its current value)", device_,
@@ -30,6 +51,7 @@ Status Actuator::write_target(const KnobTarget& t, std::int64_t value) {
       return w;
     }
     auto back = fs_.read_integer(t.path);
+    record_write(level, value, back ? std::optional<std::int64_t>(*back) : std::nullopt);
     if (!back) return back.error();
     if (*back == value) {
       if (failing_) log_.info("device {}: {} writable again", device_, t.path);
@@ -53,7 +75,7 @@ Status Actuator::apply(std::uint32_t level) {
   Status result = Ok{};
   for (const KnobTarget& t : binding_.targets) {
     const std::int64_t v = t.values.at(std::min<std::size_t>(level, t.values.size() - 1));
-    if (auto s = write_target(t, v); !s && result) result = s;
+    if (auto s = write_target(t, level, v); !s && result) result = s;
   }
   level_ = result ? std::optional<std::uint32_t>(level) : std::nullopt;
   return result;

@@ -11,12 +11,17 @@
 //   once until a write succeeds again; the daemon keeps running.
 // - In dry-run mode nothing is written: each change is logged as
 //   "would write".
+// - With a recorder ring attached (record_into), every write attempt is
+//   recorded as a knob_write record: the level, the raw value written and
+//   the value read back (kNoValue when the write or the read failed), each
+//   saturated to 32 bits (docs/recording-format.md).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "coolhand/recorder/ring.h"
 #include "discovery.h"
 #include "log.h"
 #include "result.h"
@@ -36,6 +41,13 @@ class Actuator {
   [[nodiscard]] std::uint64_t write_failures() const { return write_failures_; }
   [[nodiscard]] std::uint64_t overrides_seen() const { return overrides_seen_; }
 
+  // Record every write attempt into `ring` as device `device` (the
+  // engine's DeviceId::index). The ring must outlive the actuator.
+  void record_into(recorder::Ring& ring, std::uint16_t device) {
+    ring_ = &ring;
+    ring_index_ = device;
+  }
+
   // Write the values of `level` to every target.
   Status apply(std::uint32_t level);
   // Write the current level again (after resume from suspend).
@@ -46,7 +58,8 @@ class Actuator {
   Status restore();
 
  private:
-  Status write_target(const KnobTarget& t, std::int64_t value);
+  Status write_target(const KnobTarget& t, std::uint32_t level, std::int64_t value);
+  void record_write(std::uint32_t level, std::int64_t written, std::optional<std::int64_t> back);
 
   std::string device_;
   KnobBinding binding_;
@@ -58,6 +71,8 @@ class Actuator {
   bool warned_override_ = false;
   std::uint64_t write_failures_ = 0;
   std::uint64_t overrides_seen_ = 0;
+  recorder::Ring* ring_ = nullptr;
+  std::uint16_t ring_index_ = 0;
 };
 
 }  // namespace coolhand::daemon

@@ -119,6 +119,7 @@ struct Runtime::Bound final : policy::SensorPort,
     rt.log_.info("device {}: appeared ({})", d.name, found->description);
     d.actuator =
         std::make_unique<Actuator>(d.name, std::move(*found), rt.fs_, rt.log_, rt.opts_.dry_run);
+    d.actuator->record_into(rt.ring_, static_cast<std::uint16_t>(d.id.index));
     rt.remember_originals(*this);
     return true;
   }
@@ -318,6 +319,7 @@ Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::Polic
       if (found) {
         slot.actuator =
             std::make_unique<Actuator>(d.name, std::move(*found), fs_, log_, opts_.dry_run);
+        slot.actuator->record_into(ring_, static_cast<std::uint16_t>(slot.id.index));
       } else if (slot.knob.required) {
         missing.push_back(fmt::format("device {}: {}", d.name, found.error().to_string()));
       } else {

@@ -79,6 +79,46 @@ TEST_F(ActuatorTest, PersistentClampIsAcceptedWithoutLooping) {
   EXPECT_EQ(log.lines().size(), 1u);  // the override is reported once
 }
 
+// Issue 11: every write attempt is a knob_write record with the value
+// written and the value the kernel kept (a clamp shows as a second attempt).
+TEST_F(ActuatorTest, RecordsEachWriteWithWhatWasReadBack) {
+  recorder::Ring ring(64);
+  ring.set_time(5000);
+  fs.on_write = [](std::string_view, std::string_view v) -> std::string {
+    return v == "3" ? "1" : std::string(v);  // the kernel clamps 3 to 1
+  };
+  Actuator a("fan", fan_binding(), fs, log, false);
+  a.record_into(ring, 7);
+  ASSERT_TRUE(a.apply(2));
+  ASSERT_TRUE(a.apply(3));
+  fs.read_only.insert(kPath);
+  EXPECT_FALSE(a.apply(0));
+  struct Want {
+    std::uint32_t level;
+    std::int32_t written, back;
+  };
+  const Want want[] = {{2, 2, 2}, {3, 3, 1}, {3, 3, 1}, {0, 0, recorder::kNoValue}};
+  ASSERT_EQ(ring.total(), std::size(want));
+  for (std::size_t i = 0; i < std::size(want); ++i) {
+    const recorder::Record& r = ring.at(i);
+    EXPECT_EQ(r.kind, static_cast<std::uint16_t>(recorder::Kind::knob_write)) << i;
+    EXPECT_EQ(r.index, 7u) << i;
+    EXPECT_EQ(r.t_ns, 5000u) << i;
+    EXPECT_EQ(r.a, want[i].level) << i;
+    EXPECT_EQ(r.c, want[i].written) << i;
+    EXPECT_EQ(r.d, want[i].back) << i;
+  }
+}
+
+// A knob that already holds the value is not written, so nothing is recorded.
+TEST_F(ActuatorTest, RecordsNothingWhenNothingIsWritten) {
+  recorder::Ring ring(16);
+  Actuator a("fan", fan_binding(), fs, log, false);
+  a.record_into(ring, 0);
+  ASSERT_TRUE(a.apply(0));
+  EXPECT_EQ(ring.total(), 0u);
+}
+
 TEST_F(ActuatorTest, VerifyReappliesAfterFirmwareReset) {
   Actuator a("fan", fan_binding(), fs, log, false);
   ASSERT_TRUE(a.apply(2));
