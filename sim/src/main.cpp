@@ -170,12 +170,21 @@ int cmd_replay(const std::string& policy_path, const std::string& trace_path,
   auto r = replay(std::get<CsvTable>(t), policy);
   if (auto* e = std::get_if<config::ConfigError>(&r)) throw Failure(e->to_string());
   const auto& o = std::get<ReplayOutput>(r);
+  for (const auto& warning : o.warnings)
+    std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
   ensure_dir(out);
   check(write_text(o.decisions_csv, out + "/decisions.csv"));
   check(write_text(o.events_csv, out + "/events.csv"));
+  check(write_text(o.sensors.csv(), out + "/sensors.csv"));
+  check(write_text(
+      plot_sensors_svg(o.sensors, policy.spec,
+                       fmt::format("{} through {}", fs::path(trace_path).filename().string(),
+                                   stem(policy_path))),
+      out + "/plot.svg"));
   std::cout << fmt::format(
-      "{} engine steps, {} events, worst severity {}; wrote {}/{{decisions,events}}.csv\n", o.steps,
-      o.events, o.max_severity, out);
+      "{} engine steps, {} events, worst severity {}; wrote {}/{{decisions,events,sensors}}.csv "
+      "and {}/plot.svg\n",
+      o.steps, o.events, o.max_severity, out, out);
   return 0;
 }
 

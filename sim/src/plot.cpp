@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "coolhand/sim/output.h"
+#include "coolhand/sim/sensor_series.h"
 
 namespace coolhand::sim {
 
@@ -66,6 +68,7 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
   } else {
     for (const auto& s : p.series)
       for (double v : *s.values) {
+        if (!std::isfinite(v)) continue;
         lo = std::min(lo, v);
         hi = std::max(hi, v);
       }
@@ -115,17 +118,29 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
     const std::size_t n = std::min(v.size(), time.size());
     if (n == 0) continue;
     const std::size_t stride = std::max<std::size_t>(1, (n + kPlotMaxPoints - 1) / kPlotMaxPoints);
-    out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\"{} points=\"",
-                       s.colour, s.dashed ? " stroke-dasharray=\"5,3\"" : "");
+    // A value that is not finite (a sensor unknown for a while) breaks the
+    // line: one polyline per stretch of known values.
+    const std::string open =
+        fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\"{} points=\"",
+                    s.colour, s.dashed ? " stroke-dasharray=\"5,3\"" : "");
+    bool in_line = false;
     for (std::size_t k = 0; k < n; k += stride) {
       const std::size_t end = std::min(n, k + stride);
-      std::size_t pick = k;
+      std::optional<std::size_t> pick;
       for (std::size_t j = k; j < end; ++j)
-        if (std::abs(v[j] - lo) > std::abs(v[pick] - lo)) pick = j;
-      const double val = std::clamp(v[pick], lo, hi);
+        if (std::isfinite(v[j]) && (!pick || std::abs(v[j] - lo) > std::abs(v[*pick] - lo)))
+          pick = j;
+      if (!pick) {
+        if (in_line) out += "\"/>\n";
+        in_line = false;
+        continue;
+      }
+      if (!in_line) out += open;
+      in_line = true;
+      const double val = std::clamp(v[*pick], lo, hi);
       out += fmt::format("{:.1f},{:.1f} ", X(time[k]), Y(val));
     }
-    out += "\"/>\n";
+    if (in_line) out += "\"/>\n";
     const double ly = y0 + 12 + 16.0 * static_cast<double>(i);
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
@@ -213,6 +228,45 @@ std::string plot_overlay_svg(const std::vector<OverlayPanel>& in, double skin_li
     panels.push_back(std::move(q));
     times.push_back(&op.series.front().trace->time_s);
   }
+  return render(title, panels, times);
+}
+
+std::string plot_sensors_svg(const SensorSeries& series, const policy::PolicySpec& spec,
+                             const std::string& title) {
+  std::vector<Panel> panels;
+  auto index_of = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < series.names.size(); ++i)
+      if (series.names[i] == name) return i;
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < spec.sensors.size() && i < series.value_c.size(); ++i) {
+    const auto& s = spec.sensors[i];
+    if (s.kind == policy::SensorSpec::Kind::physical) continue;
+    // A sensor keeps its colour in every panel; the virtual sensor is drawn
+    // last, on top of an input it may equal (a max of two).
+    Panel p{
+        fmt::format("{} ({}, solid) and its inputs (dashed)", s.name, policy::to_string(s.kind)),
+        " °C",
+        {},
+        std::nullopt,
+        {}};
+    for (const auto& input : s.inputs)
+      if (const auto in = index_of(input))
+        p.series.push_back({input, &series.value_c[*in], kColours[*in % 10], true});
+    p.series.push_back({s.name, &series.value_c[i], kColours[i % 10], false});
+    panels.push_back(std::move(p));
+  }
+  if (panels.empty()) {
+    Panel p{"Physical sensors", " °C", {}, std::nullopt, {}};
+    for (std::size_t i = 0; i < series.value_c.size(); ++i)
+      p.series.push_back({series.names[i], &series.value_c[i], kColours[i % 10], false});
+    panels.push_back(std::move(p));
+  }
+  // The axis starts at the first step (a recording's times are the daemon's
+  // monotonic clock).
+  std::vector<double> rel = series.time_s;
+  for (double& t : rel) t -= series.time_s.empty() ? 0.0 : series.time_s.front();
+  const std::vector<const std::vector<double>*> times(panels.size(), &rel);
   return render(title, panels, times);
 }
 
