@@ -313,6 +313,7 @@ void App::open_bus() {
     if (known) reschedule();
     return known;
   };
+  hooks.explain = [this] { return std::make_pair(monotonic_now(), explain(rt_->engine())); };
   const auto kind = o_.bus == "session" ? BusKind::session : BusKind::system;
   auto b = DbusService::open(kind, loop_->raw(), std::move(hooks), log_, COOLHAND_VERSION);
   if (b) {

@@ -7,7 +7,7 @@
 // there is no extra thread and no wakeup while the bus is quiet.
 //
 // Rules:
-// - Reading (GetStatus, properties) is open to every caller.
+// - Reading (GetStatus, Explain, properties) is open to every caller.
 // - Changing (Reload, SetProfile) needs the caller's uid, as the bus daemon
 //   reports it for the sending connection, to be 0. Anyone else gets
 //   org.freedesktop.DBus.Error.AccessDenied and one warning line. No polkit:
@@ -28,7 +28,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "explain.h"
 #include "log.h"
 #include "result.h"
 #include "status.h"
@@ -47,6 +50,8 @@ class DbusService {
     std::function<Status()> reload;
     // False when the policy has no such profile.
     std::function<bool(const std::string& name)> set_profile;
+    // Explain: every device's explanation, and the monotonic now (ms) they are relative to.
+    std::function<std::pair<policy::Time, std::vector<DeviceWhy>>()> explain;
   };
 
   // Connect, export the object, own the bus name and attach to `loop`.
