@@ -9,12 +9,13 @@
 #                fuzz_state_file        the knob-originals state file
 #   fuzz/sim     fuzz_sim_model         the simulator's model loader
 #                fuzz_sim_csv           workload / sensor-trace CSV reader
+#   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
 # the failing input is kept in <build>/fuzz-artifacts/<target>- for
 # reproduction:
 #   <build>/fuzz/<area>/<target> <artifact>
 #
-# Usage: scripts/run-fuzz.sh [total-seconds]   (default: $FUZZ_SECONDS, else 96)
+# Usage: scripts/run-fuzz.sh [total-seconds]   (default: $FUZZ_SECONDS, else 108)
 #        scripts/run-fuzz.sh --runs N [target...]   (N executions each, for
 #        measuring; prints each target's execution count and time)
 # Env:   COOLHAND_FUZZ_BUILD  build dir (default build-fuzz in the repo)
@@ -33,6 +34,7 @@ targets=(
   "fuzz_state_file daemon - daemon/corpus/state_file"
   "fuzz_sim_model sim sim/model.dict sim/corpus-model"
   "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
+  "fuzz_recording recorder recorder/recording.dict recorder/corpus"
 )
 
 runs=""
@@ -43,7 +45,7 @@ if [[ "${1:-}" == "--runs" ]]; then
   selected=("$@")
   total=0
 else
-  total="${1:-${FUZZ_SECONDS:-96}}"
+  total="${1:-${FUZZ_SECONDS:-108}}"
 fi
 
 names=()

@@ -10,7 +10,7 @@
 #   5. clang-tidy (root .clang-tidy) over the shipped sources, failing on any finding.
 # This is the README's second command and what .ci/run calls.
 #
-# Environment: JOBS (default: nproc), FUZZ_SECONDS (default 96, shared by all fuzzers),
+# Environment: JOBS (default: nproc), FUZZ_SECONDS (default 108, shared by all fuzzers),
 # COOLHAND_SKIP_VM=1 to leave out the qemu stage locally (never in CI).
 # CI=true (set by .ci/run itself): a test that did not run is a failure. The
 # tests fail their own missing prerequisites under CI=true, and on top of
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 jobs=${JOBS:-$(nproc)}
-fuzz_seconds=${FUZZ_SECONDS:-96}
+fuzz_seconds=${FUZZ_SECONDS:-108}
 
 stage() { printf '\n==== %s (%ss)\n' "$1" "$SECONDS"; }
 

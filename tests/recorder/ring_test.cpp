@@ -1,0 +1,79 @@
+// Ring: wrap-around, the lost count, ordered copies and timestamps.
+#include "coolhand/recorder/ring.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+
+namespace coolhand::recorder {
+namespace {
+
+TEST(Ring, KeepsEverythingUntilFull) {
+  Ring r(16);
+  for (int i = 0; i < 10; ++i) r.put(Kind::call_tick, 0, 0, i);
+  EXPECT_EQ(r.total(), 10u);
+  EXPECT_EQ(r.size(), 10u);
+  EXPECT_EQ(r.lost(), 0u);
+  EXPECT_EQ(r.first(), 0u);
+  EXPECT_EQ(r.at(3).b, 3);
+}
+
+TEST(Ring, WrapOverwritesTheOldestAndCountsThemLost) {
+  Ring r(16);
+  for (int i = 0; i < 40; ++i) r.put(Kind::call_tick, 0, 0, i);
+  EXPECT_EQ(r.total(), 40u);
+  EXPECT_EQ(r.size(), 16u);
+  EXPECT_EQ(r.lost(), 24u);
+  EXPECT_EQ(r.first(), 24u);
+  for (std::uint64_t s = r.first(); s < r.total(); ++s) {
+    EXPECT_EQ(r.at(s).b, static_cast<std::int64_t>(s));
+  }
+}
+
+TEST(Ring, CapacityIsClampedToTheMinimum) {
+  Ring r(1);
+  EXPECT_EQ(r.capacity(), Ring::kMinCapacity);
+}
+
+TEST(Ring, CopySinceSkipsOverwrittenRecordsAndPages) {
+  Ring r(16);
+  for (int i = 0; i < 20; ++i) r.put(Kind::call_tick, 0, 0, i);
+  std::array<Record, 5> out{};
+  // Sequence 2 was overwritten: the copy starts at the oldest held (4).
+  EXPECT_EQ(r.copy_since(2, out), 5u);
+  EXPECT_EQ(out[0].b, 4);
+  EXPECT_EQ(out[4].b, 8);
+  EXPECT_EQ(r.copy_since(18, out), 2u);
+  EXPECT_EQ(out[1].b, 19);
+  EXPECT_EQ(r.copy_since(20, out), 0u);
+}
+
+TEST(Ring, TimeNeverGoesBackwards) {
+  Ring r(16);
+  r.set_time(1000);
+  r.put(Kind::call_tick, 0);
+  r.set_time(500);
+  r.put(Kind::call_tick, 0);
+  EXPECT_EQ(r.at(0).t_ns, 1000u);
+  EXPECT_EQ(r.at(1).t_ns, 1000u);
+  r.set_time(2000);
+  r.put(Kind::call_tick, 0);
+  EXPECT_EQ(r.at(2).t_ns, 2000u);
+}
+
+TEST(Ring, PutStoresEveryField) {
+  Ring r(16);
+  r.set_time(42);
+  r.put(Kind::port_watch, 7, 1, -2, -3000, 4000);
+  const Record& x = r.at(0);
+  EXPECT_EQ(x.t_ns, 42u);
+  EXPECT_EQ(x.kind, static_cast<std::uint16_t>(Kind::port_watch));
+  EXPECT_EQ(x.index, 7);
+  EXPECT_EQ(x.a, 1u);
+  EXPECT_EQ(x.b, -2);
+  EXPECT_EQ(x.c, -3000);
+  EXPECT_EQ(x.d, 4000);
+}
+
+}  // namespace
+}  // namespace coolhand::recorder
