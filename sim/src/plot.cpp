@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "coolhand/sim/output.h"
+#include "coolhand/sim/recording_replay.h"
 #include "coolhand/sim/sensor_series.h"
 
 namespace coolhand::sim {
@@ -231,8 +232,10 @@ std::string plot_overlay_svg(const std::vector<OverlayPanel>& in, double skin_li
   return render(title, panels, times);
 }
 
-std::string plot_sensors_svg(const SensorSeries& series, const policy::PolicySpec& spec,
-                             const std::string& title) {
+namespace {
+
+// plot_sensors_svg's panels.
+std::vector<Panel> sensor_panels(const SensorSeries& series, const policy::PolicySpec& spec) {
   std::vector<Panel> panels;
   auto index_of = [&](const std::string& name) -> std::optional<std::size_t> {
     for (std::size_t i = 0; i < series.names.size(); ++i)
@@ -262,10 +265,42 @@ std::string plot_sensors_svg(const SensorSeries& series, const policy::PolicySpe
       p.series.push_back({series.names[i], &series.value_c[i], kColours[i % 10], false});
     panels.push_back(std::move(p));
   }
-  // The axis starts at the first step (a recording's times are the daemon's
-  // monotonic clock).
-  std::vector<double> rel = series.time_s;
-  for (double& t : rel) t -= series.time_s.empty() ? 0.0 : series.time_s.front();
+  return panels;
+}
+
+// Times from the first step on (a recording's times are the daemon's monotonic clock).
+std::vector<double> relative(const std::vector<double>& t) {
+  std::vector<double> rel = t;
+  for (double& x : rel) x -= t.empty() ? 0.0 : t.front();
+  return rel;
+}
+
+}  // namespace
+
+std::string plot_sensors_svg(const SensorSeries& series, const policy::PolicySpec& spec,
+                             const std::string& title) {
+  const std::vector<Panel> panels = sensor_panels(series, spec);
+  const std::vector<double> rel = relative(series.time_s);
+  const std::vector<const std::vector<double>*> times(panels.size(), &rel);
+  return render(title, panels, times);
+}
+
+std::string plot_recording_svg(const RecordingReplay& r, const policy::PolicySpec& spec,
+                               const std::string& title) {
+  std::vector<Panel> panels = sensor_panels(r.sensors, spec);
+  const std::vector<double> rel = relative(r.sensors.time_s);
+  const LevelTracks& l = r.levels;
+  for (std::size_t d = 0; d < l.devices.size(); ++d) {
+    const double max_level = d < spec.devices.size() ? spec.devices[d].max_level : 1.0;
+    Panel p{fmt::format("{} level: the daemon's (solid) and the replay's (dashed)", l.devices[d]),
+            "",
+            {{"daemon", &l.daemon[d], kColours[0], false},
+             {r.what_if ? "candidate" : "replay", &l.replay[d], kColours[1], true}},
+            std::nullopt,
+            std::make_pair(-0.2, max_level + 0.2)};
+    panels.push_back(std::move(p));
+  }
+  // Sensor values and levels are both taken once per replayed step.
   const std::vector<const std::vector<double>*> times(panels.size(), &rel);
   return render(title, panels, times);
 }
