@@ -31,12 +31,27 @@ void parse_sampling(Context& ctx, const Entry& section, policy::SamplingSpec& s)
 void parse_daemon(Context& ctx, const Entry& section, DaemonSettings& d) {
   Fields f(ctx, section.value, section.key_node.Mark(), "daemon", {}, "daemon settings");
   if (!f.is_map()) return;
-  f.allow({"lost_after_failures"});
+  f.allow({"lost_after_failures", "recorder"});
   if (auto v = f.uint32("lost_after_failures", {})) {
     if (*v == 0) {
       f.invalid(*f.find("lost_after_failures"), "must be >= 1");
     } else {
       d.lost_after_failures = *v;
+    }
+  }
+  // -- daemon.recorder (the flight recorder, issue 11)
+  if (const Entry* e = f.find("recorder")) {
+    Fields r(ctx, e->value, e->key_node.Mark(), "daemon.recorder", {}, "recorder settings");
+    if (!r.is_map()) return;
+    r.allow({"records"});
+    if (auto v = r.uint32("records", {})) {
+      if (*v < DaemonSettings::kMinRecorderRecords || *v > DaemonSettings::kMaxRecorderRecords) {
+        r.invalid(*r.find("records"),
+                  "must be in [" + std::to_string(DaemonSettings::kMinRecorderRecords) + ", " +
+                      std::to_string(DaemonSettings::kMaxRecorderRecords) + "] (32-byte records)");
+      } else {
+        d.recorder_records = *v;
+      }
     }
   }
 }

@@ -55,12 +55,7 @@ const char* bus_name(const BusTarget& bus) {
   return bus.session ? "session bus" : "system bus";
 }
 
-// A connection and a proxy for the daemon's object; null after printing
-// why the bus cannot be reached.
-struct Client {
-  std::unique_ptr<sdbus::IConnection> conn;
-  std::unique_ptr<sdbus::IProxy> proxy;
-};
+}  // namespace
 
 std::optional<Client> connect(const BusTarget& bus) {
   try {
@@ -88,7 +83,8 @@ int fail(const BusTarget& bus, const char* what, const sdbus::Error& e) {
               << msg << '\n';
     return kExitRejected;
   }
-  if (name == api::kErrorUnknownProfile || name == api::kErrorUnknownDevice) {
+  if (name == api::kErrorUnknownProfile || name == api::kErrorUnknownDevice ||
+      name == api::kErrorRecordFailed) {
     std::cerr << "coolhandctl: " << what << ": " << msg << '\n';
     return kExitRejected;
   }
@@ -107,6 +103,8 @@ int fail(const BusTarget& bus, const char* what, const sdbus::Error& e) {
   std::cerr << "coolhandctl: " << what << ": " << name << ": " << msg << '\n';
   return kExitUsage;
 }
+
+namespace {
 
 std::optional<std::int64_t> known(bool is_known, std::int64_t v) {
   if (!is_known) return std::nullopt;

@@ -4,7 +4,11 @@
 // `coolhandctl --help` and docs/daemon.md list.
 #pragma once
 
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace coolhand::ctl {
@@ -19,6 +23,17 @@ inline constexpr int kExitDenied = 4;       // access denied: changing the daemo
 struct BusTarget {
   bool session = false;  // the session bus instead of the system bus (tests, development)
 };
+
+// A connection and a proxy for the daemon's object, shared by the bus
+// commands (bus_client.cpp, record_cmd.cpp).
+struct Client {
+  std::unique_ptr<sdbus::IConnection> conn;
+  std::unique_ptr<sdbus::IProxy> proxy;
+};
+// Null after printing why the bus cannot be reached.
+[[nodiscard]] std::optional<Client> connect(const BusTarget& bus);
+// A failed call: its error as a message on stderr, and the exit code.
+[[nodiscard]] int fail(const BusTarget& bus, const char* what, const sdbus::Error& e);
 
 // Prints the daemon's status, as text or as JSON (temperatures in m°C,
 // `_mc`; unknown values are null).

@@ -14,6 +14,7 @@
 #include "detect_cmd.h"
 #include "policy_json.h"
 #include "probe_cmd.h"
+#include "record_cmd.h"
 
 namespace {
 
@@ -120,6 +121,22 @@ int run(int argc, char** argv) {
       "set-profile", "Switch the running policy's profile (root only); \"\" for none.");
   set_profile->add_option("NAME", profile, "Profile name from the policy")->required();
 
+  ctl::RecordOptions record_opts;
+  auto* record = app.add_subcommand(
+      "record",
+      "The daemon's flight recorder (anyone who may read status may record): --output FILE "
+      "writes a recording into FILE, opened with your permissions; --follow prints records as "
+      "they are made.");
+  auto* record_output =
+      record->add_option("--output", record_opts.output, "Recording file to write (.chrec)");
+  auto* record_follow =
+      record->add_flag("--follow", record_opts.follow, "Print records as they are made");
+  record_output->excludes(record_follow);
+  record->add_flag("--json", record_opts.json, "--follow: one JSON object per line")
+      ->needs(record_follow);
+  record->add_option("--count", record_opts.count, "--follow: stop after N records")
+      ->needs(record_follow);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -137,6 +154,13 @@ int run(int argc, char** argv) {
   if (explain->parsed()) return ctl::explain(bus, explain_device, explain_json);
   if (reload->parsed()) return ctl::reload(bus);
   if (set_profile->parsed()) return ctl::set_profile(bus, profile);
+  if (record->parsed()) {
+    if (record_opts.output.empty() && !record_opts.follow) {
+      std::cerr << "coolhandctl: record: give --output FILE or --follow\n";
+      return ctl::kExitUsage;
+    }
+    return ctl::record(bus, record_opts);
+  }
   return 2;
 }
 

@@ -9,9 +9,12 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "coolhand/config/policy_file.h"
@@ -20,6 +23,7 @@
 #include "detect.h"
 #include "dispatch.h"
 #include "event_loop.h"
+#include "flight_recorder.h"
 #include "hotplug.h"
 #include "log.h"
 #include "logind.h"
@@ -65,6 +69,27 @@ std::string read_boot_id(const Options& o, Logger& log) {
   return std::string(trim_line(*id));
 }
 
+// -- flight recorder (issue 11)
+// The policy file's text for the recording header ("" when unreadable: the
+// file was just parsed, so only a race with an editor can cause that).
+std::string read_policy_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string record_dir(const Options& o) {
+  if (!o.record_dir.empty()) return o.record_dir;
+  if (const char* d = std::getenv("STATE_DIRECTORY"); d && *d) {
+    const std::string dirs(d);
+    return dirs.substr(0, dirs.find(':'));  // systemd lists one per StateDirectory= entry
+  }
+  if (RootedSysfs(o.sysfs_root).root() == "/sys") return "/var/lib/coolhand";
+  return {};
+}
+// -- end flight recorder
+
 // The store of knob originals; in-memory only in dry-run mode (nothing is
 // written, so nothing needs restoring).
 std::unique_ptr<OriginalStore> open_store(const Options& o, Logger& log) {
@@ -106,6 +131,8 @@ class App final : public KernelHooks {
   Status reload();
   void stop();
   void restore_everything();
+  void dump(const std::string& reason);
+  void note_dropped(std::uint16_t source, const NetlinkCounters& c, std::uint64_t& seen);
 
   Options o_;                           // config is set by detection when empty
   std::optional<Detection> detection_;  // the machine's description, for roles
@@ -119,6 +146,10 @@ class App final : public KernelHooks {
   std::unique_ptr<Logind> logind_;
   std::unique_ptr<HotplugMonitor> hotplug_;
   std::unique_ptr<DbusService> bus_;
+  std::unique_ptr<FlightRecorder> recorder_;
+  std::optional<policy::Time> last_auto_dump_;
+  std::uint64_t thermal_dropped_seen_ = 0;
+  std::uint64_t coolhand_dropped_seen_ = 0;
   ResumeDetector resume_;
   std::string last_status_;
   bool resync_wanted_ = false;
@@ -169,6 +200,9 @@ std::optional<int> App::create_runtime(config::PolicyDocument doc) {
   ro.events_available = nl_ != nullptr;
   ro.module_events_available = chnl_ != nullptr;
   ro.originals = store_.get();
+  ro.ring = &recorder_->ring();
+  ro.clock = &monotonic_ns;
+  ro.policy_hash = recorder_->policy_hash();
   auto created = Runtime::create(std::move(doc), fs_, log_, ro, this);
   if (!created) {
     log_.error("{}: {}", o_.config, created.error().to_string());
@@ -204,7 +238,17 @@ Status App::set_module_window(std::uint32_t zone, const policy::Window& w) {
   return chnl_->set_window(zone, w);
 }
 
+// A critical action dumps the flight recorder before it acts (at most one
+// automatic dump per kAutoDumpGap: a trip that fires again and again must
+// not fill the disk; the newest kKeepDumps are kept anyway).
 void App::request_action(policy::TripAction a, const std::string& zone) {
+  constexpr policy::Millis kAutoDumpGap{10000};
+  const policy::Time now = monotonic_now();
+  if (!last_auto_dump_ || now - *last_auto_dump_ >= kAutoDumpGap) {
+    last_auto_dump_ = now;
+    dump(std::string(policy::to_string(a)));
+  }
+  if (a == policy::TripAction::force_deepest) return;  // the engine forces the levels itself
   if (o_.dry_run) return;
   if (!logind_) {
     log_.error("zone {}: cannot request {} without logind", zone, policy::to_string(a));
@@ -228,6 +272,26 @@ void App::reschedule() {
     last_status_ = status;
   }
   if (bus_) bus_->publish();
+  if (recorder_->followers() > 0) recorder_->flush();
+}
+
+// SIGUSR1 and critical actions: a recording in the record directory.
+void App::dump(const std::string& reason) {
+  auto path = recorder_->dump_to_dir(reason);
+  if (path) {
+    log_.info("flight recorder: {} dumped to {}", reason, *path);
+  } else {
+    log_.warning("flight recorder: {} dump failed: {}", reason, path.error().to_string());
+  }
+}
+
+// Netlink messages lost before they reached us (ENOBUFS, sequence gaps).
+void App::note_dropped(std::uint16_t source, const NetlinkCounters& c, std::uint64_t& seen) {
+  const std::uint64_t lost = c.overruns + c.lost;
+  if (lost == seen) return;
+  rt_->record(recorder::Kind::dropped, source, static_cast<std::uint32_t>(lost - seen), 0, 0,
+              monotonic_now());
+  seen = lost;
 }
 
 void App::stop() {
@@ -242,6 +306,8 @@ Status App::reload() {
   std::string errors;
   Status result = Ok{};
   auto d = load_policy(o_.config, log_, &errors);
+  std::string text = d ? read_policy_text(o_.config) : std::string();
+  const std::uint64_t hash = recorder::policy_hash(text);
   if (d && detection_) {
     if (auto bound = bind_roles_logged(*d, *detection_, fs_, log_); !bound) {
       errors = bound.error().to_string();
@@ -249,14 +315,22 @@ Status App::reload() {
     }
   }
   if (d) {
-    if (auto s = rt_->reload(std::move(*d), monotonic_now()); !s) {
+    if (d->daemon.recorder_records != recorder_->ring().capacity()) {
+      log_.info("daemon.recorder.records: the new size takes effect at the next start");
+    }
+    policy::PolicySpec spec = d->spec;
+    if (auto s = rt_->reload(std::move(*d), monotonic_now(), hash); !s) {
       log_.error("reload rejected, keeping the running policy: {}", s.error().to_string());
       result = s.error();
+    } else {
+      recorder_->set_policy(std::move(text), spec);
     }
   } else {
     log_.error("reload rejected, keeping the running policy");
     result = SysError{"invalid policy", "", 0, errors};
   }
+  rt_->record(recorder::Kind::reload, 0, result ? 1 : 0, static_cast<std::int64_t>(hash), 0,
+              monotonic_now());
   release_startup_memory(log_);
   sd_notify(0, "READY=1");
   reschedule();
@@ -274,15 +348,18 @@ Status App::watch_events() {
       (void)reload();
     });
   }
+  if (ok) ok = ev.on_signal(SIGUSR1, [this] { dump("SIGUSR1"); });
   if (ok && nl_) {
     ok = ev.on_readable(nl_->fd(), [this] {
       resync_wanted_ |= nl_->receive();
+      note_dropped(2, nl_->counters(), thermal_dropped_seen_);
       reschedule();
     });
   }
   if (ok && chnl_) {
     ok = ev.on_readable(chnl_->fd(), [this] {
       resync_wanted_ |= chnl_->receive();
+      note_dropped(3, chnl_->counters(), coolhand_dropped_seen_);
       reschedule();
     });
   }
@@ -314,6 +391,12 @@ void App::open_bus() {
     return known;
   };
   hooks.explain = [this] { return std::make_pair(monotonic_now(), explain(rt_->engine())); };
+  hooks.record = [this](int fd) { return recorder_->dump_to_fd(fd, "dbus"); };
+  hooks.follow = [this] { return recorder_->follow(); };
+  hooks.record_counts = [this] {
+    const auto& ring = recorder_->ring();
+    return std::make_pair(static_cast<std::uint64_t>(ring.size()), ring.lost());
+  };
   const auto kind = o_.bus == "session" ? BusKind::session : BusKind::system;
   auto b = DbusService::open(kind, loop_->raw(), std::move(hooks), log_, COOLHAND_VERSION);
   if (b) {
@@ -346,6 +429,13 @@ int App::run() {
   }
   loop_ = std::move(*loop);
   store_ = open_store(o_, log_);
+  recorder_ = std::make_unique<FlightRecorder>(doc->daemon.recorder_records, record_dir(o_),
+                                               read_boot_id(o_, log_),
+                                               std::string("coolhandd ") + COOLHAND_VERSION);
+  recorder_->set_policy(read_policy_text(o_.config), doc->spec);
+  log_.info("flight recorder: {} records ({} KiB), dumps to {}", recorder_->ring().capacity(),
+            recorder_->ring().capacity() * recorder::kRecordSize / 1024,
+            recorder_->dir().empty() ? "(none: no --record-dir)" : recorder_->dir());
 
   const bool want_netlink = o_.netlink == "on" || (o_.netlink == "auto" && real_sys());
   if (want_netlink && !o_.once) {

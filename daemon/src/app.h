@@ -30,6 +30,10 @@ struct Options {
   // Empty: /run/coolhand with the real /sys; with a fake tree, no state file
   // (originals in memory), so a test never touches the real daemon's file.
   std::string state_dir;
+  // Where SIGUSR1 and critical actions dump the flight recorder (the unit's
+  // StateDirectory=). Empty: $STATE_DIRECTORY, else /var/lib/coolhand with
+  // the real /sys, else none (a fake tree: SIGUSR1 only logs).
+  std::string record_dir;
   bool dry_run = false;
   bool once = false;
   bool restore = false;  // --restore: write back the state file's originals and exit

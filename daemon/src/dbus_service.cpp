@@ -184,6 +184,27 @@ void DbusService::Impl::register_members() {
         }
       });
 
+  // -- flight recorder (issue 11): open to every caller, like GetStatus.
+  object->registerMethod(api::kRecord)
+      .onInterface(api::kInterface)
+      .withInputParamNames("fd")
+      .withOutputParamNames("records", "lost")
+      .implementedAs([this](const sdbus::UnixFd& fd) {
+        const Status s = hooks.record(fd.get());
+        if (!s) throw sdbus::Error(api::kErrorRecordFailed, s.error().to_string());
+        const auto [held, lost] = hooks.record_counts();
+        return std::make_tuple(held, lost);
+      });
+  object->registerMethod(api::kFollow)
+      .onInterface(api::kInterface)
+      .withOutputParamNames("fd")
+      .implementedAs([this] {
+        auto fd = hooks.follow();
+        if (!fd) throw sdbus::Error(api::kErrorRecordFailed, fd.error().to_string());
+        return sdbus::UnixFd(*fd, sdbus::adopt_fd);
+      });
+  // -- end flight recorder
+
   object->registerProperty(api::kPropVersion)
       .onInterface(api::kInterface)
       .withGetter([this] { return version; })

@@ -7,7 +7,8 @@
 // there is no extra thread and no wakeup while the bus is quiet.
 //
 // Rules:
-// - Reading (GetStatus, Explain, properties) is open to every caller.
+// - Reading (GetStatus, Explain, properties) is open to every caller, and so is the
+//   flight recorder (Record, Follow): it holds what GetStatus shows, over time.
 // - Changing (Reload, SetProfile) needs the caller's uid, as the bus daemon
 //   reports it for the sending connection, to be 0. Anyone else gets
 //   org.freedesktop.DBus.Error.AccessDenied and one warning line. No polkit:
@@ -25,6 +26,7 @@
 //   credentials) are synchronous, with a 2 s timeout.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -52,6 +54,12 @@ class DbusService {
     std::function<bool(const std::string& name)> set_profile;
     // Explain: every device's explanation, and the monotonic now (ms) they are relative to.
     std::function<std::pair<policy::Time, std::vector<DeviceWhy>>()> explain;
+    // Flight recorder: dump into the caller's fd (not closed here); a new
+    // follower's socket (the service sends it and closes its copy).
+    std::function<Status(int fd)> record;
+    std::function<Result<int>()> follow;
+    // Records held and lost so far, for Record's reply.
+    std::function<std::pair<std::uint64_t, std::uint64_t>()> record_counts;
   };
 
   // Connect, export the object, own the bus name and attach to `loop`.

@@ -44,6 +44,7 @@ Result<std::unique_ptr<EventLoop>> EventLoop::create() {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGUSR1);  // flight-recorder dump
   if (sigprocmask(SIG_BLOCK, &set, nullptr) < 0) return errno_error("sigprocmask", "", errno);
   return l;
 }

@@ -40,7 +40,7 @@ class ResumeDetector {
 class EventLoop {
  public:
   using Handler = std::function<void()>;
-  // Blocks SIGTERM, SIGINT and SIGHUP for the process (sd-event reads them
+  // Blocks SIGTERM, SIGINT, SIGHUP and SIGUSR1 for the process (sd-event reads them
   // from a signalfd).
   [[nodiscard]] static Result<std::unique_ptr<EventLoop>> create();
   ~EventLoop();

@@ -27,6 +27,10 @@ int run(int argc, char** argv) {
   app.add_option("--state-dir", o.state_dir,
                  "Directory of the state file 'originals' (knob values before the first "
                  "write). Default: /run/coolhand with --sysfs-root /sys, none with a fake tree");
+  app.add_option("--record-dir", o.record_dir,
+                 "Directory for flight-recorder dumps (SIGUSR1, critical actions). Default: "
+                 "$STATE_DIRECTORY, else /var/lib/coolhand with --sysfs-root /sys, none with a "
+                 "fake tree");
   app.add_flag("--dry-run", o.dry_run, "Decide and print what would be written; write nothing");
   app.add_flag("--once", o.once, "One pass: read, decide, write, exit (levels stay applied)");
   app.add_flag("--restore", o.restore,

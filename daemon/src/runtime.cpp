@@ -72,7 +72,7 @@ struct Runtime::Bound final : policy::SensorPort,
   config::PolicyDocument doc;
   std::vector<SensorSlot> sensors;
   std::vector<DeviceSlot> devices;
-  std::unique_ptr<policy::ControlLoop> loop;
+  std::unique_ptr<recorder::LoopRecorder> loop;  // the shared loop, recorded
   std::string read_error;  // the last failed read's reason (SensorRead::error)
 
   void rebind_sensor(SensorSlot& s) {
@@ -234,7 +234,8 @@ void Runtime::Bound::action(const policy::ActionRequest& a, Time /*now*/) {
   const auto& zone = doc.spec.zones.at(a.zone.index);
   rt.log_.error("zone {}: trip {} requests {}", zone.name, zone.trips.at(a.trip).name,
                 policy::to_string(a.action));
-  if (a.action == policy::TripAction::shutdown || a.action == policy::TripAction::suspend) {
+  if (a.action == policy::TripAction::shutdown || a.action == policy::TripAction::suspend ||
+      a.action == policy::TripAction::force_deepest) {
     rt.hooks_.request_action(a.action, zone.name);
   }
 }
@@ -252,11 +253,14 @@ Runtime::Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts, KernelHooks& hooks
       opts_(opts),
       hooks_(hooks),
       own_originals_(opts.originals ? nullptr : std::make_unique<OriginalStore>("", "", log)),
-      originals_(opts.originals ? *opts.originals : *own_originals_) {}
+      originals_(opts.originals ? *opts.originals : *own_originals_),
+      own_ring_(opts.ring ? nullptr
+                          : std::make_unique<recorder::Ring>(recorder::Ring::kMinCapacity)),
+      ring_(opts.ring ? *opts.ring : *own_ring_) {}
 Runtime::~Runtime() = default;
 
 const policy::Engine& Runtime::engine() const {
-  return bound_->loop->engine();
+  return bound_->loop->loop().engine();
 }
 
 void Runtime::remember_originals(const Bound& b) {
@@ -265,7 +269,8 @@ void Runtime::remember_originals(const Bound& b) {
   }
 }
 
-Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::PolicyDocument doc) {
+Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::PolicyDocument doc,
+                                                                   std::uint64_t policy_hash) {
   auto compiled = policy::Engine::compile(doc.spec);
   if (!compiled.engine) {
     std::string detail;
@@ -330,8 +335,9 @@ Result<std::unique_ptr<Runtime::Bound>, CreateError> Runtime::bind(config::Polic
   }
   const policy::LoopConfig config{doc.spec.sampling, doc.daemon.lost_after_failures};
   b->doc = std::move(doc);
-  b->loop = std::make_unique<policy::ControlLoop>(std::move(compiled.engine), std::move(slots),
-                                                  config, policy::LoopPorts{*b, *b, *b, b.get()});
+  b->loop = std::make_unique<recorder::LoopRecorder>(
+      ring_, policy_hash, std::move(compiled.engine), slots, config,
+      policy::LoopPorts{*b, *b, *b, b.get()}, opts_.clock);
   return b;
 }
 
@@ -339,7 +345,7 @@ Result<std::unique_ptr<Runtime>, CreateError> Runtime::create(config::PolicyDocu
                                                               Logger& log, RuntimeOptions opts,
                                                               KernelHooks* hooks) {
   std::unique_ptr<Runtime> rt(new Runtime(fs, log, opts, hooks ? *hooks : default_hooks()));
-  auto b = rt->bind(std::move(doc));
+  auto b = rt->bind(std::move(doc), opts.policy_hash);
   if (!b) return b.error();
   rt->bound_ = std::move(*b);
   rt->remember_originals(*rt->bound_);
@@ -407,8 +413,8 @@ void Runtime::on_resume(Time now) {
   bound_->loop->resume(now);
 }
 
-Status Runtime::reload(config::PolicyDocument doc, Time now) {
-  auto nb = bind(std::move(doc));
+Status Runtime::reload(config::PolicyDocument doc, Time now, std::uint64_t policy_hash) {
+  auto nb = bind(std::move(doc), policy_hash);
   if (!nb) {
     ++past_.reload_failures;
     return SysError(nb.error());
@@ -435,13 +441,13 @@ Status Runtime::reload(config::PolicyDocument doc, Time now) {
   for (auto& d : fresh.devices) {
     for (std::size_t i = 0; i < bound_->devices.size(); ++i) {
       const DeviceSlot& old = bound_->devices[i];
-      const auto level = bound_->loop->applied_level(i);
+      const auto level = bound_->loop->loop().applied_level(i);
       if (old.name != d.name || !old.actuator || !d.actuator || !level) continue;
       fresh.loop->seed_level(d.id.index, *level, now);
     }
   }
   // Keep the counters of the policy being replaced.
-  add_counters(past_, bound_->loop->counters());
+  add_counters(past_, bound_->loop->loop().counters());
   bound_ = std::move(*nb);
   remember_originals(*bound_);
   ++past_.reloads;
@@ -457,17 +463,18 @@ void Runtime::restore_all() {
 
 RuntimeCounters Runtime::counters() const {
   RuntimeCounters out = past_;
-  add_counters(out, bound_->loop->counters());
+  add_counters(out, bound_->loop->loop().counters());
   return out;
 }
 
 std::string Runtime::status_line() const {
-  const policy::Decision* d = bound_->loop->last_decision();
+  const policy::Decision* d = bound_->loop->loop().last_decision();
   if (!d) return "starting";
   std::size_t throttled = 0;
   for (const auto& dd : d->devices) throttled += dd.level > 0 ? 1 : 0;
   std::size_t lost = 0;
-  for (std::size_t i = 0; i < bound_->sensors.size(); ++i) lost += bound_->loop->sensor_lost(i);
+  for (std::size_t i = 0; i < bound_->sensors.size(); ++i)
+    lost += bound_->loop->loop().sensor_lost(i);
   return fmt::format("severity {}; {} of {} devices throttled; {} sensors lost",
                      policy::to_string(d->severity), throttled, d->devices.size(), lost);
 }
@@ -491,13 +498,21 @@ std::vector<std::uint32_t> Runtime::module_event_zones() const {
 std::optional<std::uint32_t> Runtime::device_level(std::string_view name) const {
   const Bound& b = *bound_;
   for (std::size_t i = 0; i < b.devices.size(); ++i) {
-    if (b.devices[i].name == name) return b.loop->applied_level(i);
+    if (b.devices[i].name == name) return b.loop->loop().applied_level(i);
   }
   return std::nullopt;
 }
 
 const policy::Decision* Runtime::last_decision() const {
-  return bound_->loop->last_decision();
+  return bound_->loop->loop().last_decision();
+}
+
+void Runtime::record(recorder::Kind kind, std::uint16_t index, std::uint32_t a, std::int64_t b,
+                     std::int32_t c, Time now) {
+  ring_.set_time(opts_.clock ? opts_.clock()
+                             : static_cast<std::uint64_t>(std::max<std::int64_t>(now.count(), 0)) *
+                                   1000000U);
+  ring_.put(kind, index, a, b, c);
 }
 
 bool Runtime::set_profile(std::string_view name) {
@@ -509,7 +524,7 @@ bool Runtime::set_profile(std::string_view name) {
 bool Runtime::sensor_lost(std::string_view name) const {
   const Bound& b = *bound_;
   for (std::size_t i = 0; i < b.sensors.size(); ++i) {
-    if (b.sensors[i].name == name) return b.loop->sensor_lost(i);
+    if (b.sensors[i].name == name) return b.loop->loop().sensor_lost(i);
   }
   return false;
 }

@@ -40,6 +40,8 @@
 #include "coolhand/config/policy_file.h"
 #include "coolhand/policy/engine.h"
 #include "coolhand/policy/loop.h"
+#include "coolhand/recorder/loop_recorder.h"
+#include "coolhand/recorder/ring.h"
 #include "discovery.h"
 #include "log.h"
 #include "originals.h"
@@ -58,6 +60,12 @@ struct RuntimeOptions {
   // Where knob originals are recorded (originals.h), owned by the caller and
   // outliving the Runtime; null: an in-memory store of the Runtime's own.
   OriginalStore* originals = nullptr;
+  // The flight recorder's ring (flight_recorder.h), owned by the caller and
+  // outliving the Runtime; null: a minimal ring of the Runtime's own. Every
+  // loop input, port answer and decision goes in (recorder/loop_recorder.h).
+  recorder::Ring* ring = nullptr;
+  recorder::ClockNs clock = nullptr;  // the ring's timestamps; null: `now` in ns
+  std::uint64_t policy_hash = 0;      // of the policy text (recorder::policy_hash)
 };
 
 // Why create() failed: the policy does not compile, or hardware it requires
@@ -90,7 +98,8 @@ class KernelHooks {
   virtual Status set_module_window(std::uint32_t /*zone_id*/, const policy::Window& /*w*/) {
     return SysError{"WINDOW_SET", "coolhand", 0, "no coolhand netlink"};
   }
-  // A trip asked for shutdown or suspend.
+  // A trip asked for shutdown, suspend or force_deepest (the engine forces
+  // the levels itself; the daemon dumps its flight recorder first).
   virtual void request_action(policy::TripAction /*a*/, const std::string& /*zone*/) {}
 };
 
@@ -128,7 +137,8 @@ class Runtime {
   // Resumed from suspend: firmware may have reset knobs; write levels again.
   void on_resume(Time now);
   // Replace the policy. On error the old policy keeps running untouched.
-  Status reload(config::PolicyDocument doc, Time now);
+  // `policy_hash`: of the new policy's text, for the flight recorder.
+  Status reload(config::PolicyDocument doc, Time now, std::uint64_t policy_hash = 0);
   // Switch the engine's profile; takes effect at the next tick(). False if
   // the policy has no profile of that name. A reload returns to the policy's
   // default profile.
@@ -149,13 +159,20 @@ class Runtime {
   [[nodiscard]] bool sensor_lost(std::string_view name) const;
   // The last engine decision; null before start(). Valid until the next step.
   [[nodiscard]] const policy::Decision* last_decision() const;
+  // The flight recorder's ring (RuntimeOptions::ring or the Runtime's own).
+  [[nodiscard]] recorder::Ring& ring() { return ring_; }
+  // Put a daemon record (netlink, reload, dropped...) stamped with the
+  // clock (or `now`): recorder/record.h, kinds 96..127.
+  void record(recorder::Kind kind, std::uint16_t index, std::uint32_t a, std::int64_t b,
+              std::int32_t c, Time now);
 
   struct Bound;  // a compiled policy with its bindings (runtime.cpp)
 
  private:
   Runtime(Sysfs& fs, Logger& log, RuntimeOptions opts, KernelHooks& hooks);
 
-  [[nodiscard]] Result<std::unique_ptr<Bound>, CreateError> bind(config::PolicyDocument doc);
+  [[nodiscard]] Result<std::unique_ptr<Bound>, CreateError> bind(config::PolicyDocument doc,
+                                                                 std::uint64_t policy_hash);
   void remember_originals(const Bound& b);
 
   Sysfs& fs_;
@@ -165,6 +182,8 @@ class Runtime {
   std::unique_ptr<Bound> bound_;
   std::unique_ptr<OriginalStore> own_originals_;  // when opts.originals is null
   OriginalStore& originals_;                      // by attribute path, kept across reloads
+  std::unique_ptr<recorder::Ring> own_ring_;      // when opts.ring is null
+  recorder::Ring& ring_;
   RuntimeCounters past_;  // loop counters of the policies replaced by reloads, and reloads
 };
 

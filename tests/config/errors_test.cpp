@@ -180,6 +180,12 @@ const Case kCases[] = {
     {"LostAfterZeroFailures",
      "version: 1\ndaemon: {lost_after_failures: 0}\n",
      {"p.yaml:2:31: daemon.lost_after_failures: must be >= 1"}},
+    {"RecorderRecordsTooFew",
+     "version: 1\ndaemon:\n  recorder: {records: 10}\n",
+     {"p.yaml:3:23: daemon.recorder.records: must be in [1024, 16777216] (32-byte records)"}},
+    {"RecorderUnknownKey",
+     "version: 1\ndaemon:\n  recorder: {size: 10}\n",
+     {"p.yaml:3:14: daemon.recorder.size: unknown key (valid here: records)"}},
 
     // ---------------------------------------------- hardware bindings --
     {"HwmonNeedsLabelOrIndex",

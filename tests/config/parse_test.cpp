@@ -30,6 +30,7 @@ sampling:
   max_interval: 1min
 daemon:
   lost_after_failures: 5
+  recorder: {records: 4096}
 sensors:
   soc:
     source: {kind: hwmon, name: k10temp, label: Tctl, required: false}
@@ -153,6 +154,7 @@ TEST(Parse, TopLevelSettings) {
   EXPECT_EQ(doc.spec.sampling.min_interval, Millis(100));
   EXPECT_EQ(doc.spec.sampling.max_interval, Millis(60000));
   EXPECT_EQ(doc.daemon.lost_after_failures, 5u);
+  EXPECT_EQ(doc.daemon.recorder_records, 4096u);
   EXPECT_EQ(doc.spec.default_profile, "quiet");
 }
 
@@ -340,6 +342,7 @@ TEST(Parse, DefaultsWhenSectionsAreOmitted) {
   EXPECT_EQ(doc.spec.sampling.fine_granularity, defaults.fine_granularity);
   EXPECT_EQ(doc.spec.sampling.max_interval, defaults.max_interval);
   EXPECT_EQ(doc.daemon.lost_after_failures, 3u);
+  EXPECT_EQ(doc.daemon.recorder_records, DaemonSettings::kDefaultRecorderRecords);
   EXPECT_TRUE(doc.spec.sensors.empty());
   EXPECT_TRUE(doc.spec.default_profile.empty());
 }

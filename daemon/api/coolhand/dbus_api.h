@@ -31,6 +31,14 @@ inline constexpr const char* kGetStatus = "GetStatus";
 inline constexpr const char* kExplain = "Explain";
 inline constexpr const char* kReload = "Reload";
 inline constexpr const char* kSetProfile = "SetProfile";
+// Flight recorder (issue 11), open to every caller (like GetStatus):
+//   Record(fd h) -> (records t, lost t)  write a whole recording into fd
+//                   (the caller opened it, so its permissions decide where)
+//   Follow() -> (fd h)  a SOCK_SEQPACKET socket: one message with a recording
+//                   header (no records), then messages of 32-byte records
+//                   as they are made (docs/recording-format.md, "Follow")
+inline constexpr const char* kRecord = "Record";
+inline constexpr const char* kFollow = "Follow";
 
 // Properties (read-only). The state that PropertiesChanged reports: one
 // signal per change of any of these, carrying the changed ones only.
@@ -48,5 +56,6 @@ inline constexpr const char* kErrorReloadFailed = "org.coolhand.Thermal1.Error.R
 inline constexpr const char* kErrorUnknownProfile = "org.coolhand.Thermal1.Error.UnknownProfile";
 inline constexpr const char* kErrorUnknownDevice = "org.coolhand.Thermal1.Error.UnknownDevice";
 inline constexpr const char* kErrorFailed = "org.freedesktop.DBus.Error.Failed";
+inline constexpr const char* kErrorRecordFailed = "org.coolhand.Thermal1.Error.RecordFailed";
 
 }  // namespace coolhand::dbus_api

@@ -95,6 +95,14 @@ struct DeviceKnob {
 
 struct DaemonSettings {
   std::uint32_t lost_after_failures = 3;  // consecutive failed reads before a sensor is lost
+  // -- daemon.recorder (issue 11): the flight recorder's ring, in 32-byte
+  // records, allocated once at start. The default keeps more than 30
+  // minutes of a busy gaming session (the arithmetic is in
+  // docs/recording-format.md, "Ring size").
+  static constexpr std::uint32_t kDefaultRecorderRecords = 262144;  // 8 MiB
+  static constexpr std::uint32_t kMinRecorderRecords = 1024;
+  static constexpr std::uint32_t kMaxRecorderRecords = 1U << 24;  // 512 MiB
+  std::uint32_t recorder_records = kDefaultRecorderRecords;
 };
 
 struct PolicyDocument {

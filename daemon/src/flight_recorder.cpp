@@ -1,0 +1,230 @@
+// FlightRecorder: dumps to a descriptor or the record directory, and the
+// live followers (rules in flight_recorder.h).
+#include "flight_recorder.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <ctime>
+
+namespace coolhand::daemon {
+
+namespace rec = coolhand::recorder;
+
+std::uint64_t monotonic_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+namespace {
+
+// "dropped" record sources (docs/recording-format.md).
+constexpr std::uint16_t kDroppedFollow = 1;
+// Records per follower message: one page, so a message is never split.
+constexpr std::size_t kFollowBatch = 128;
+
+// Writes to a descriptor in non-blocking mode; the first error ends it.
+class FdSink final : public rec::ByteSink {
+ public:
+  explicit FdSink(int fd) : fd_(fd) {}
+  bool write(std::string_view bytes) override {
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        err_ = n < 0 ? errno : EIO;
+        return false;
+      }
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  [[nodiscard]] int error() const { return err_; }
+
+ private:
+  int fd_;
+  int err_ = 0;
+};
+
+std::string utc_stamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  std::array<char, 32> buf{};
+  const std::size_t n = std::strftime(buf.data(), buf.size(), "%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf.data(), n);
+}
+
+// Keep file names to [A-Za-z0-9_-].
+std::string safe(std::string s) {
+  for (char& c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (!ok) c = '_';
+  }
+  return s;
+}
+
+}  // namespace
+
+FlightRecorder::FlightRecorder(std::size_t records, std::string dir, std::string boot_id,
+                               std::string version)
+    : ring_(records), dir_(std::move(dir)) {
+  meta_.boot_id = std::move(boot_id);
+  meta_.daemon_version = std::move(version);
+}
+
+FlightRecorder::~FlightRecorder() {
+  for (const Follower& f : followers_) ::close(f.fd);
+}
+
+void FlightRecorder::set_policy(std::string text, const policy::PolicySpec& spec) {
+  hash_ = rec::policy_hash(text);
+  meta_.policy_text = std::move(text);
+  rec::set_names(meta_, spec);
+}
+
+rec::Metadata FlightRecorder::metadata(const std::string& reason) const {
+  rec::Metadata m = meta_;
+  m.reason = reason;
+  m.dump_time_ns = monotonic_ns();
+  return m;
+}
+
+Status FlightRecorder::dump_to_fd(int fd, const std::string& reason) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0) return errno_error("fcntl", "recording fd", errno);
+  if ((flags & O_ACCMODE) == O_RDONLY) {
+    return SysError{"write", "recording fd", EBADF, "the descriptor is open read-only"};
+  }
+  (void)::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  ring_.set_time(monotonic_ns());
+  ring_.put(rec::Kind::dump, 0);
+  FdSink sink(fd);
+  if (!rec::write_recording(ring_, metadata(reason), sink)) {
+    return errno_error("write", "recording fd", sink.error());
+  }
+  return Ok{};
+}
+
+Result<std::string> FlightRecorder::dump_to_dir(const std::string& reason) {
+  if (dir_.empty()) return SysError{"dump", "recording", 0, "no record directory (--record-dir)"};
+  if (::mkdir(dir_.c_str(), 0700) < 0 && errno != EEXIST) {
+    return errno_error("mkdir", dir_, errno);
+  }
+  const std::string base = dir_ + "/recording-" + utc_stamp() + "-" + safe(reason);
+  std::string path;
+  int fd = -1;
+  for (int i = 0; i < 100 && fd < 0; ++i) {
+    path = base + (i == 0 ? "" : fmt::format("-{}", i)) + ".chrec";
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) return errno_error("open", path, errno);
+  }
+  if (fd < 0) return errno_error("open", path, EEXIST);
+  Status s = dump_to_fd(fd, reason);
+  if (s && ::fsync(fd) < 0) s = errno_error("fsync", path, errno);
+  ::close(fd);
+  if (!s) {
+    ::unlink(path.c_str());
+    return s.error();
+  }
+  prune_dumps();
+  return path;
+}
+
+void FlightRecorder::prune_dumps() const {
+  DIR* d = ::opendir(dir_.c_str());
+  if (!d) return;
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view n(e->d_name);
+    if (n.starts_with("recording-") && n.ends_with(".chrec")) names.emplace_back(n);
+  }
+  ::closedir(d);
+  if (names.size() <= kKeepDumps) return;
+  // Names start with a UTC stamp, so they sort oldest first.
+  std::sort(names.begin(), names.end());
+  for (std::size_t i = 0; i + kKeepDumps < names.size(); ++i) {
+    ::unlink((dir_ + "/" + names[i]).c_str());
+  }
+}
+
+Result<int> FlightRecorder::follow() {
+  if (followers_.size() >= kMaxFollowers) {
+    return SysError{"follow", "recording", EBUSY,
+                    fmt::format("{} followers already", kMaxFollowers)};
+  }
+  std::array<int, 2> sv{-1, -1};
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv.data()) < 0) {
+    return errno_error("socketpair", "recording follower", errno);
+  }
+  (void)::shutdown(sv[1], SHUT_WR);  // the client only reads
+  // The header: a recording with no records (record count 0, lost 0).
+  const rec::Ring empty(rec::Ring::kMinCapacity);
+  const std::string header = rec::encode_header(empty, metadata("follow"));
+  if (::send(sv[0], header.data(), header.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+    const int err = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return errno_error("send", "recording follower header", err);
+  }
+  followers_.push_back(Follower{sv[0], ring_.total(), 0});
+  return sv[1];
+}
+
+// One message per batch of up to kFollowBatch records; a batch the socket
+// cannot take now is dropped (counted), never waited for.
+bool FlightRecorder::send_to(Follower& f) {
+  if (f.next < ring_.first()) {
+    f.dropped += ring_.first() - f.next;
+    f.next = ring_.first();
+  }
+  std::array<rec::Record, kFollowBatch + 1> batch{};
+  while (f.next < ring_.total()) {
+    std::size_t n = 0;
+    if (f.dropped > 0) {
+      rec::Record& r = batch[n++];
+      r.t_ns = ring_.time();
+      r.kind = static_cast<std::uint16_t>(rec::Kind::dropped);
+      r.index = kDroppedFollow;
+      r.a = static_cast<std::uint32_t>(std::min<std::uint64_t>(f.dropped, 0xFFFFFFFFU));
+    }
+    const std::size_t copied =
+        ring_.copy_since(f.next, std::span<rec::Record>(batch.data() + n, kFollowBatch));
+    n += copied;
+    const ssize_t sent =
+        ::send(f.fd, batch.data(), n * rec::kRecordSize, MSG_DONTWAIT | MSG_NOSIGNAL);
+    f.next += copied;
+    if (sent < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+        f.dropped += copied;
+        continue;
+      }
+      return false;  // EPIPE, ECONNRESET: the follower left
+    }
+    f.dropped = 0;
+  }
+  return true;
+}
+
+void FlightRecorder::flush() {
+  for (std::size_t i = 0; i < followers_.size();) {
+    if (send_to(followers_[i])) {
+      ++i;
+      continue;
+    }
+    ::close(followers_[i].fd);
+    followers_.erase(followers_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+}  // namespace coolhand::daemon
