@@ -99,13 +99,16 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{:g}{}</text>\n",
         x0, Y(v), x0 + w, Y(v), x0 - 6, Y(v) + 4, std::round(v * 1000) / 1000, p.unit);
   }
-  const double xs = nice_step(t_end / 60.0) * 60.0;
+  // Minutes, or seconds for a run under two minutes (a short recording).
+  const bool seconds = t_end < 120.0;
+  const double xs = seconds ? nice_step(t_end) : nice_step(t_end / 60.0) * 60.0;
   for (long k = 0; static_cast<double>(k) * xs <= t_end + 1e-9; ++k) {
     const double t = static_cast<double>(k) * xs;
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{:g} min</text>\n",
-        X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15, std::round(t / 6.0) / 10.0);
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{:g} {}</text>\n",
+        X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15,
+        seconds ? std::round(t * 10.0) / 10.0 : std::round(t / 6.0) / 10.0, seconds ? "s" : "min");
   }
   if (p.limit)
     out += fmt::format(
