@@ -264,7 +264,7 @@ int cmd_export(const std::string& rec_path, const std::string& out) {
   const recorder::Recording rec = load_recording(rec_path);
   ensure_dir(out);
   const auto files = export_tables(rec);
-  for (const auto& [name, text] : files) check(write_text(text, out + "/" + name));
+  for (const auto& [name, text] : files) check(write_text(text, (fs::path(out) / name).string()));
   std::cout << fmt::format("{}: {} records; wrote {} files to {}:", rec_path, rec.records.size(),
                            files.size(), out);
   for (const auto& [name, text] : files) std::cout << " " << name;

@@ -323,7 +323,7 @@ std::vector<LevelDifference> differences(const LevelTracks& l) {
 
 std::string RecordingReplay::levels_csv() const {
   std::string out = "time_s";
-  for (const auto& d : levels.devices) out += "," + d + "_daemon," + d + "_replay";
+  for (const auto& d : levels.devices) out += fmt::format(",{0}_daemon,{0}_replay", d);
   out += "\n";
   for (std::size_t k = 0; k < levels.time_s.size(); ++k) {
     out += fmt::format("{:.3f}", levels.time_s[k]);
