@@ -23,6 +23,8 @@ using recorder::Kind;
 using recorder::Record;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// What-if: most ticks of the candidate's own between two recorded calls.
+constexpr std::size_t kMaxWakeTicks = 100000;
 
 bool is(const Record& r, Kind k) {
   return r.kind == static_cast<std::uint16_t>(k);
@@ -146,7 +148,8 @@ class HoldPorts final : public policy::SensorPort,
     std::int64_t now = 0;
     for (std::size_t i = seg.begin; i < seg.end; ++i) {
       const Record& r = rec.records[i];
-      if (const auto t = call_now(r)) now = t->count();
+      // A timeline must not go back (a damaged file's `now` may).
+      if (const auto t = call_now(r)) now = std::max(now, t->count());
       if (is(r, Kind::call_push) && r.index < slots) {
         values_[r.index].emplace_back(now, policy::MilliC(r.c));
       } else if (is(r, Kind::port_read) && r.index < slots) {
@@ -475,10 +478,22 @@ std::variant<RecordingReplay, std::string> replay_recording(
         // A call without `now` (set_profile, verify, restore_all) happened
         // at its record's time stamp (the same monotonic clock in coolhandd).
         const Time at = call_now(r).value_or(Time(static_cast<std::int64_t>(r.t_ns / 1000000)));
-        // The ticks the candidate asks for before this call.
-        while (started && wake && *wake < at) {
+        // The ticks the candidate asks for before this call; at most
+        // kMaxWakeTicks in one gap between the daemon's calls (a suspend of
+        // hours, or a time stamp a damaged file makes years long).
+        std::size_t ticks = 0;
+        while (started && wake && *wake < at && ticks < kMaxWakeTicks) {
           ports.set_time(*wake);
           wake = loop.tick(*wake);
+          ++ticks;
+        }
+        if (ticks == kMaxWakeTicks && wake && *wake < at) {
+          out.notes.push_back(
+              fmt::format("{}: the policy asked for more than {} wake-ups since the call "
+                          "before; the last {:.3f} s of that gap are skipped",
+                          where(rec, file, i), kMaxWakeTicks,
+                          static_cast<double>((at - *wake).count()) / 1000.0));
+          wake = at;
         }
         ports.set_time(at);
         if (is(r, Kind::call_start)) started = true;

@@ -256,6 +256,24 @@ TEST(RecordingReplay, WhatIfReportsWhereTheLevelsDiffer) {
       << std::get<RecordingReplay>(same).differences_csv();
 }
 
+// A gap of years before the last call (a damaged time stamp, found by
+// fuzz_sim_recording as an out-of-memory): the candidate is ticked at most
+// 100000 times in it, and a note says so.
+TEST(RecordingReplay, WhatIfBoundsTheTicksInAHugeGap) {
+  auto rec = record(policy_text("50"));
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < rec.records.size(); ++i)
+    if (rec.records[i].kind == static_cast<std::uint16_t>(recorder::Kind::call_tick)) last = i;
+  rec.records[last].b += 100'000'000'000;  // about 3 years
+  auto r = replay_recording(rec, "rec.bin", parse(policy_text("50")), false);
+  ASSERT_TRUE(std::holds_alternative<RecordingReplay>(r)) << std::get<std::string>(r);
+  const auto& o = std::get<RecordingReplay>(r);
+  ASSERT_EQ(o.notes.size(), 1U);
+  EXPECT_NE(o.notes[0].find("the policy asked for more than 100000 wake-ups"), std::string::npos)
+      << o.notes[0];
+  EXPECT_LT(o.steps, 110000U);
+}
+
 TEST(RecordingReplay, CandidateWithoutARecordedSensorIsAnError) {
   const auto rec = record(policy_text());
   std::string text = policy_text();
