@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run clang-tidy with the root .clang-tidy over the project's shipped C++
-# sources (policies, config, sim, daemon and coolhandctl, with the headers
+# sources (policies, recorder, config, sim, daemon and coolhandctl, with the headers
 # they include) and fail on any finding. Tests, benchmarks and fuzzers are
 # not checked: gtest/benchmark macros trip many checks for no gain. kmod/ is
 # kernel C, checked by checkpatch instead.
@@ -16,7 +16,7 @@ db="$build/compile_commands.json"
 command -v run-clang-tidy >/dev/null || { echo "run-clang-tidy.sh: run-clang-tidy missing (apt-get install clang-tidy)" >&2; exit 1; }
 
 # Only translation units of our own, compiled in this build.
-pattern="^$PWD/(policies|config|sim|daemon)/"
+pattern="^$PWD/(policies|recorder|config|sim|daemon)/"
 log=$(mktemp)
 trap 'rm -f "$log" "$log.plain"' EXIT
 # GCC-only options in the compile commands are not clang-tidy's business.

@@ -15,6 +15,9 @@
 // throttle device (1 write + 1 read-back per event). WINDOW_SET is a netlink
 // round trip to the module and is left out (program_module_window succeeds
 // without doing anything), as thresholds are for the thermal family.
+//
+// Both fixtures record into the flight recorder's default ring
+// (daemon.recorder.records) with CLOCK_MONOTONIC stamps, as coolhandd does.
 #include <benchmark/benchmark.h>
 #include <linux/thermal.h>
 #include <netlink/genl/genl.h>
@@ -30,6 +33,7 @@
 #include "coolhand_netlink.h"
 #include "dispatch.h"
 #include "fake_tree.h"
+#include "flight_recorder.h"
 #include "runtime.h"
 #include "sysfs.h"
 #include "thermal_netlink.h"
@@ -92,8 +96,10 @@ struct Fixture {
   Fixture() : fs(tree.root()), devnull(std::fopen("/dev/null", "w")), log(false, devnull) {
     auto doc = coolhand::config::parse_policy(kPolicy, "bench.yaml");
     if (!doc.document) std::abort();
-    auto r = cd::Runtime::create(std::move(*doc.document), fs, log,
-                                 {.dry_run = false, .events_available = true});
+    // As coolhandd runs it: the flight recorder's default ring and clock.
+    auto r = cd::Runtime::create(
+        std::move(*doc.document), fs, log,
+        {.dry_run = false, .events_available = true, .ring = &ring, .clock = &cd::monotonic_ns});
     if (!r) std::abort();
     rt = std::move(*r);
     rt->start(now);
@@ -112,6 +118,7 @@ struct Fixture {
   cd::RootedSysfs fs;
   std::FILE* devnull;
   cd::Logger log;
+  coolhand::recorder::Ring ring{coolhand::config::DaemonSettings::kDefaultRecorderRecords};
   std::unique_ptr<cd::Runtime> rt;
   std::unique_ptr<cd::ThermalMessageHandler> handler;
   coolhand::policy::Time now{1000};
@@ -204,7 +211,11 @@ struct ModuleFixture {
     auto doc = coolhand::config::parse_policy(kModulePolicy, "bench.yaml");
     if (!doc.document) std::abort();
     auto r = cd::Runtime::create(std::move(*doc.document), fs, log,
-                                 {.dry_run = false, .module_events_available = true}, &hooks);
+                                 {.dry_run = false,
+                                  .module_events_available = true,
+                                  .ring = &ring,
+                                  .clock = &cd::monotonic_ns},
+                                 &hooks);
     if (!r) std::abort();
     rt = std::move(*r);
     rt->start(now);
@@ -230,6 +241,7 @@ struct ModuleFixture {
       return cd::Ok{};
     }
   } hooks;
+  coolhand::recorder::Ring ring{coolhand::config::DaemonSettings::kDefaultRecorderRecords};
   std::unique_ptr<cd::Runtime> rt;
   std::unique_ptr<cd::CoolhandMessageHandler> handler;
   coolhand::policy::Time now{1000};

@@ -152,15 +152,9 @@ std::int64_t field_value(const Record& r, const FieldLayout& f) {
   for (std::uint8_t i = 0; i < size; ++i) {
     v |= static_cast<std::uint64_t>(raw[f.offset + i]) << (8U * i);
   }
-  switch (f.type) {
-    case FieldType::i32:
-      return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
-    case FieldType::i64:
-    case FieldType::u64:
-      return static_cast<std::int64_t>(v);
-    default:
-      return static_cast<std::int64_t>(v);
-  }
+  // i32 is sign-extended; every other type fits as is (u64 keeps its bits).
+  if (f.type == FieldType::i32) return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  return static_cast<std::int64_t>(v);
 }
 
 }  // namespace coolhand::recorder

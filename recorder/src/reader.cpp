@@ -332,6 +332,11 @@ struct Parser {
     }
     rec.records.resize(count);
     std::uint64_t last_t = 0;
+    // Names are the running policy's: only records of a loop that ran it
+    // (loop_created with the header's hash) must index them. Records of an
+    // older policy (before a reload) or of a head cut by the ring's wrap may
+    // name devices the current policy no longer has.
+    bool current = false;
     for (std::uint64_t i = 0; i < count; ++i) {
       const std::uint64_t at = header_size + i * kRecordSize;
       Record& r = rec.records[i];
@@ -347,7 +352,10 @@ struct Parser {
                                     i, r.t_ns, last_t));
       }
       last_t = r.t_ns;
-      if (!check_indexes(r, at)) return false;
+      if (r.kind == static_cast<std::uint16_t>(Kind::loop_created)) {
+        current = static_cast<std::uint64_t>(r.b) == rec.policy_hash;
+      }
+      if (current && !check_indexes(r, at)) return false;
     }
     return true;
   }

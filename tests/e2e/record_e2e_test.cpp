@@ -129,12 +129,12 @@ TEST_F(RecordEndToEnd, RecordOutputByAnyCallerWritesARecordingThatReplaysExactly
 }
 
 TEST_F(RecordEndToEnd, RecordIntoADirectoryTheCallerMayNotWriteFails) {
+  REQUIRE_ROOT();  // the unprivileged caller must not own the directory
   start_daemon();
   const fs::path closed = dir_ / "closed";
   fs::create_directories(closed);
   fs::permissions(closed, fs::perms::owner_all);
   const CtlRun r = ctl({"record", "--output", (closed / "x.chrec").string()}, true);
-  if (!is_root()) GTEST_SKIP() << "not root: the caller owns the directory";
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("cannot open"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(closed / "x.chrec"));

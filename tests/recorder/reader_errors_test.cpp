@@ -15,7 +15,10 @@ struct ReaderErrors : ::testing::Test {
     m.sensors = {"cpu"};
     m.sensor_kinds = {0};
     m.devices = {"fan"};
-    for (int i = 0; i < 3; ++i) {
+    // A loop of the header's policy (indexes checked), then two knob writes.
+    ring.set_time(10);
+    ring.put(Kind::loop_created, 1, 1, static_cast<std::int64_t>(policy_hash("p")), 3);
+    for (int i = 1; i < 3; ++i) {
       ring.set_time(static_cast<std::uint64_t>(i + 1) * 10);
       ring.put(Kind::port_apply, 0, 1, 0, 1);
     }
@@ -140,9 +143,17 @@ TEST_F(ReaderErrors, RecordOfAKindTheTableDoesNotDescribe) {
 }
 
 TEST_F(ReaderErrors, RecordNamingADeviceThatIsNotThere) {
-  poke_u64(header + 10, 4, 2);
-  EXPECT_EQ(error(file),
-            "byte " + std::to_string(header + 10) + ": port_apply record names device 4 of 1");
+  poke_u64(header + kRecordSize + 10, 4, 2);
+  EXPECT_EQ(error(file), "byte " + std::to_string(header + kRecordSize + 10) +
+                             ": port_apply record names device 4 of 1");
+}
+
+TEST_F(ReaderErrors, ALoopOfAnOlderPolicyMayNameDevicesTheCurrentOneLacks) {
+  poke_u64(header + 16, 12345);               // loop_created of another policy (a reload)
+  poke_u64(header + kRecordSize + 10, 4, 2);  // its device 4: not in the current names
+  const ReadResult r = read_recording(file);
+  ASSERT_TRUE(r.recording) << r.error->to_string();
+  EXPECT_EQ(r.recording->records[1].index, 4);
 }
 
 TEST_F(ReaderErrors, LayoutTableThatMovesAKnownField) {

@@ -34,7 +34,10 @@ inline constexpr std::size_t kFixedHeaderSize = 72;
 
 // What a file says besides its records. Names are in spec order, so a
 // record's device index d names devices[d], a virtual_value's sensor index
-// names sensors[i], and so on.
+// names sensors[i], and so on. They are the names of the policy running at
+// the dump: the reader checks the indexes of records after a loop_created
+// with the header's policy hash; records of an older policy (before a
+// reload) or of a head cut by the ring's wrap may index past them.
 struct Metadata {
   std::string boot_id;         // /proc/sys/kernel/random/boot_id in coolhandd
   std::string daemon_version;  // e.g. "coolhandd 0.1.0"
