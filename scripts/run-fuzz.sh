@@ -11,6 +11,7 @@
 #                fuzz_probe_archive     probe archives (--sysfs-root FILE) and scrub
 #   fuzz/sim     fuzz_sim_model         the simulator's model loader
 #                fuzz_sim_csv           workload / sensor-trace CSV reader
+#                fuzz_sim_recording     recordings through export and replay --recording
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
 # the failing input is kept in <build>/fuzz-artifacts/<target>- for
@@ -38,6 +39,7 @@ targets=(
   "fuzz_probe_archive daemon - daemon/corpus/probe_archive"
   "fuzz_sim_model sim sim/model.dict sim/corpus-model"
   "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
+  "fuzz_sim_recording sim recorder/recording.dict recorder/corpus"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"
 )
 

@@ -83,7 +83,8 @@ int fail(const BusTarget& bus, const char* what, const sdbus::Error& e) {
               << msg << '\n';
     return kExitRejected;
   }
-  if (name == api::kErrorUnknownProfile || name == api::kErrorRecordFailed) {
+  if (name == api::kErrorUnknownProfile || name == api::kErrorUnknownDevice ||
+      name == api::kErrorRecordFailed) {
     std::cerr << "coolhandctl: " << what << ": " << msg << '\n';
     return kExitRejected;
   }
@@ -253,5 +254,114 @@ int set_profile(const BusTarget& bus, const std::string& name) {
   std::cout << "profile: " << (name.empty() ? "(policy as written)" : name) << '\n';
   return kExitOk;
 }
+
+// ---- explain (issue 11) ----
+
+namespace {
+
+using WhyRow = sdbus::Struct<std::string, std::uint32_t, std::uint32_t, std::string, std::string,
+                             std::string, std::string, bool, std::int64_t, std::string, bool,
+                             std::int64_t, bool, std::int64_t>;
+
+std::string seconds(std::int64_t ms) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << static_cast<double>(ms) / 1000.0 << " s";
+  return s.str();
+}
+
+// Explain's reply row as plain values; unknown values are nullopt.
+struct Why {
+  std::string name;
+  std::uint32_t level = 0, max_level = 0;
+  std::string reason, controller, kind, input;
+  std::optional<std::int64_t> input_mc;
+  std::string limit_kind;
+  std::optional<std::int64_t> limit_mc, since_ms;
+};
+
+Why to_why(const WhyRow& r) {
+  return {std::get<0>(r),
+          std::get<1>(r),
+          std::get<2>(r),
+          std::get<3>(r),
+          std::get<4>(r),
+          std::get<5>(r),
+          std::get<6>(r),
+          known(std::get<7>(r), std::get<8>(r)),
+          std::get<9>(r),
+          known(std::get<10>(r), std::get<11>(r)),
+          known(std::get<12>(r), std::get<13>(r))};
+}
+
+// One device: "gpu: level 3 of 5 since 12.3 s monotonic (for 4.5 s)" and the reason.
+void print_why(const Why& w, std::int64_t now_ms) {
+  std::cout << w.name << ": level " << w.level << " of " << w.max_level;
+  if (w.since_ms) {
+    std::cout << " since " << seconds(*w.since_ms) << " monotonic (for "
+              << seconds(now_ms - *w.since_ms) << ")";
+  } else {
+    std::cout << " (not changed since the policy started)";
+  }
+  std::cout << "\n  ";
+  if (w.reason == "forced") {
+    std::cout << "forced: a trip's force_deepest action holds it";
+  } else if (w.reason == "released") {
+    std::cout << "released: no controller asks for throttling";
+  } else {
+    std::cout << "by " << w.kind << " controller " << w.controller << ": input " << w.input << " = "
+              << celsius(w.input_mc) << ", " << w.limit_kind << " " << celsius(w.limit_mc);
+    if (w.reason == "safe") std::cout << " (input unknown: the controller asks for its safe level)";
+  }
+  std::cout << '\n';
+}
+
+nlohmann::json name_or_null(const std::string& s) {
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+nlohmann::ordered_json why_json(const Why& w) {
+  nlohmann::ordered_json o;
+  o["name"] = w.name;
+  o["level"] = w.level;
+  o["max_level"] = w.max_level;
+  o["reason"] = w.reason;
+  o["controller"] = name_or_null(w.controller);
+  o["controller_kind"] = name_or_null(w.kind);
+  o["input"] = name_or_null(w.input);
+  o["input_mc"] = mc_json(w.input_mc);
+  o["limit_kind"] = name_or_null(w.limit_kind);
+  o["limit_mc"] = mc_json(w.limit_mc);
+  o["since_ms"] = mc_json(w.since_ms);
+  return o;
+}
+
+}  // namespace
+
+int explain(const BusTarget& bus, const std::string& device, bool json) {
+  std::int64_t now_ms = 0;
+  std::vector<WhyRow> rows;
+  try {
+    auto c = connect(bus);
+    if (!c) return kExitUnreachable;
+    c->proxy->callMethod(api::kExplain)
+        .onInterface(api::kInterface)
+        .withArguments(device)
+        .storeResultsTo(now_ms, rows);
+  } catch (const sdbus::Error& e) {
+    return fail(bus, "explain", e);
+  }
+  if (json) {
+    nlohmann::ordered_json j;
+    j["now_ms"] = now_ms;
+    j["devices"] = nlohmann::json::array();
+    for (const auto& w : rows) j["devices"].push_back(why_json(to_why(w)));
+    std::cout << j.dump(2) << '\n';
+  } else {
+    for (const auto& w : rows) print_why(to_why(w), now_ms);
+  }
+  return kExitOk;
+}
+
+// ---- end explain ----
 
 }  // namespace coolhand::ctl

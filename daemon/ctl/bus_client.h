@@ -1,4 +1,4 @@
-// coolhandctl's D-Bus side: `status`, `reload` and `set-profile` call
+// coolhandctl's D-Bus side: `status`, `explain`, `reload` and `set-profile` call
 // coolhandd's org.coolhand.Thermal1 interface (coolhand/dbus_api.h) and turn
 // every outcome into a message and one of the exit codes below, which
 // `coolhandctl --help` and docs/daemon.md list.
@@ -43,5 +43,9 @@ struct Client {
 [[nodiscard]] int reload(const BusTarget& bus);
 // SetProfile(name); "" returns to the policy as written.
 [[nodiscard]] int set_profile(const BusTarget& bus, const std::string& name);
+// Explain(device): why each device (or only `device`) is at its level:
+// the winning controller, its input's value, the threshold or setpoint, and
+// since when. JSON: temperatures in m°C, times in monotonic ms, unknown: null.
+[[nodiscard]] int explain(const BusTarget& bus, const std::string& device, bool json);
 
 }  // namespace coolhand::ctl

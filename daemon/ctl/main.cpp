@@ -1,7 +1,8 @@
 // coolhandctl: the command-line companion of coolhandd. On policy files,
 // `check-config` validates them the way the daemon would at start and
 // `dump-config` shows what a valid one compiles to. Over D-Bus, `status`
-// shows what the running daemon does, `reload` and `set-profile` change it
+// shows what the running daemon does, `explain` why a device is at its
+// level, `reload` and `set-profile` change it
 // (root only; bus_client.h).
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -47,8 +48,9 @@ int run(int argc, char** argv) {
   namespace ctl = coolhand::ctl;
   CLI::App app{"coolhandctl: inspect and control the coolhand thermal daemon"};
   app.footer(
-      "Exit codes of status, reload and set-profile: 0 done; 1 the daemon refused (invalid "
-      "policy, unknown profile; it keeps running as before); 2 usage or unexpected error; 3 "
+      "Exit codes of status, explain, reload and set-profile: 0 done; 1 the daemon refused "
+      "(invalid policy, unknown profile or device; it keeps running as before); 2 usage or "
+      "unexpected error; 3 "
       "no bus, or coolhandd is not running; 4 access denied (changing the daemon needs root).");
   app.require_subcommand(1);
   ctl::BusTarget bus;
@@ -102,6 +104,16 @@ int run(int argc, char** argv) {
                                     "levels and counters (anyone may ask).");
   status->add_flag("--json", json, "JSON instead of text (temperatures in m°C, unknown: null)");
 
+  std::string explain_device;
+  bool explain_json = false;
+  auto* explain = app.add_subcommand(
+      "explain",
+      "Why is a device at its level? The winning controller, its input's value, the threshold "
+      "or setpoint, and since when (anyone may ask).");
+  explain->add_option("DEVICE", explain_device, "Device name from the policy (default: all)");
+  explain->add_flag("--json", explain_json,
+                    "JSON instead of text (m°C, monotonic ms; unknown: null)");
+
   auto* reload = app.add_subcommand(
       "reload",
       "Make coolhandd re-read its policy file (root only). An invalid policy is refused with "
@@ -142,6 +154,7 @@ int run(int argc, char** argv) {
   if (detect->parsed()) return ctl::detect(detect_opts);
 #endif
   if (status->parsed()) return ctl::status(bus, json);
+  if (explain->parsed()) return ctl::explain(bus, explain_device, explain_json);
   if (reload->parsed()) return ctl::reload(bus);
   if (set_profile->parsed()) return ctl::set_profile(bus, profile);
   if (record->parsed()) {

@@ -392,6 +392,7 @@ void App::open_bus() {
     if (known) reschedule();
     return known;
   };
+  hooks.explain = [this] { return std::make_pair(monotonic_now(), explain(rt_->engine())); };
   hooks.record = [this](int fd) { return recorder_->dump_to_fd(fd, "dbus"); };
   hooks.follow = [this] { return recorder_->follow(); };
   hooks.record_counts = [this] {

@@ -79,6 +79,30 @@ std::vector<std::string> lost_sensors(const StatusSnapshot& s) {
   return v;
 }
 
+// ---- Explain (issue 11): why each device is at its level ----
+using WhyRow = sdbus::Struct<std::string, std::uint32_t, std::uint32_t, std::string, std::string,
+                             std::string, std::string, bool, std::int64_t, std::string, bool,
+                             std::int64_t, bool, std::int64_t>;
+
+std::vector<WhyRow> to_rows(const std::vector<DeviceWhy>& devices, const std::string& only) {
+  std::vector<WhyRow> rows;
+  std::string names;
+  for (const auto& w : devices) {
+    names += (names.empty() ? "" : ", ") + w.name;
+    if (!only.empty() && w.name != only) continue;
+    rows.emplace_back(w.name, w.level, w.max_level, w.reason, w.controller, w.controller_kind,
+                      w.input, w.input_value.has_value(), mc_or_zero(w.input_value), w.limit_kind,
+                      w.limit.has_value(), mc_or_zero(w.limit), w.since.has_value(),
+                      w.since ? w.since->count() : 0);
+  }
+  if (!only.empty() && rows.empty()) {
+    throw sdbus::Error(api::kErrorUnknownDevice,
+                       "the running policy has no device '" + only + "' (devices: " + names + ")");
+  }
+  return rows;
+}
+// ---- end Explain ----
+
 }  // namespace
 
 struct DbusService::Impl {
@@ -134,6 +158,15 @@ void DbusService::Impl::register_members() {
       .onInterface(api::kInterface)
       .withOutputParamNames("severity", "profile", "zones", "sensors", "devices", "counters")
       .implementedAs([this] { return to_reply(hooks.snapshot()); });
+  // Explain (issue 11): open to every caller, like GetStatus.
+  object->registerMethod(api::kExplain)
+      .onInterface(api::kInterface)
+      .withInputParamNames("device")
+      .withOutputParamNames("now_ms", "devices")
+      .implementedAs([this](const std::string& device) {
+        const auto [now, devices] = hooks.explain();
+        return std::make_tuple(static_cast<std::int64_t>(now.count()), to_rows(devices, device));
+      });
   object->registerMethod(api::kReload).onInterface(api::kInterface).implementedAs([this] {
     authorise(api::kReload);
     log.info("D-Bus: Reload requested");

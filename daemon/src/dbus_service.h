@@ -7,7 +7,7 @@
 // there is no extra thread and no wakeup while the bus is quiet.
 //
 // Rules:
-// - Reading (GetStatus, properties) is open to every caller, and so is the
+// - Reading (GetStatus, Explain, properties) is open to every caller, and so is the
 //   flight recorder (Record, Follow): it holds what GetStatus shows, over time.
 // - Changing (Reload, SetProfile) needs the caller's uid, as the bus daemon
 //   reports it for the sending connection, to be 0. Anyone else gets
@@ -31,7 +31,9 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "explain.h"
 #include "log.h"
 #include "result.h"
 #include "status.h"
@@ -50,6 +52,8 @@ class DbusService {
     std::function<Status()> reload;
     // False when the policy has no such profile.
     std::function<bool(const std::string& name)> set_profile;
+    // Explain: every device's explanation, and the monotonic now (ms) they are relative to.
+    std::function<std::pair<policy::Time, std::vector<DeviceWhy>>()> explain;
     // Flight recorder: dump into the caller's fd (not closed here); a new
     // follower's socket (the service sends it and closes its copy).
     std::function<Status(int fd)> record;

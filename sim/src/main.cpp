@@ -1,7 +1,8 @@
 // coolhand-sim: the command line. `run` (closed loop, the default with no
-// arguments: the bundled reference scenario), `replay` (sensor trace through
-// a policy), `compare` (policies and governors over a workload suite) and
-// `bound` (the offline-optimal schedule's performance, bound.h).
+// arguments: the bundled reference scenario), `replay` (a sensor trace, or
+// a coolhandd flight recording, through a policy), `export` (a recording as
+// CSV), `compare` (policies and governors over a workload suite) and `bound`
+// (the offline-optimal schedule's performance, bound.h).
 // Bundled data (models, workloads, the reference policy) is looked up in
 // $COOLHAND_SIM_DATA, then the install tree (<prefix>/share/coolhand), then
 // the source tree this binary was built from.
@@ -9,17 +10,23 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string_view>
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/output.h"
+#include "coolhand/sim/recording_export.h"
+#include "coolhand/sim/recording_replay.h"
 #include "coolhand/sim/replay.h"
 #include "coolhand/sim/runner.h"
 
@@ -165,20 +172,106 @@ int cmd_run(const RunArgs& a) {
 
 // ---------------------------------------------------------------- replay --
 
-int cmd_replay(const std::string& policy_path, const std::string& trace_path,
-               const std::string& out) {
+int cmd_replay_trace(const std::string& policy_path, const std::string& trace_path,
+                     const std::string& out) {
   const auto policy = load_policy(policy_path);
   auto t = load_csv_file(trace_path);
   if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
   auto r = replay(std::get<CsvTable>(t), policy);
   if (auto* e = std::get_if<config::ConfigError>(&r)) throw Failure(e->to_string());
   const auto& o = std::get<ReplayOutput>(r);
+  for (const auto& warning : o.warnings)
+    std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
   ensure_dir(out);
   check(write_text(o.decisions_csv, out + "/decisions.csv"));
   check(write_text(o.events_csv, out + "/events.csv"));
+  check(write_text(o.sensors.csv(), out + "/sensors.csv"));
+  check(write_text(
+      plot_sensors_svg(o.sensors, policy.spec,
+                       fmt::format("{} through {}", fs::path(trace_path).filename().string(),
+                                   stem(policy_path))),
+      out + "/plot.svg"));
   std::cout << fmt::format(
-      "{} engine steps, {} events, worst severity {}; wrote {}/{{decisions,events}}.csv\n", o.steps,
-      o.events, o.max_severity, out);
+      "{} engine steps, {} events, worst severity {}; wrote {}/{{decisions,events,sensors}}.csv "
+      "and {}/plot.svg\n",
+      o.steps, o.events, o.max_severity, out, out);
+  return 0;
+}
+
+recorder::Recording load_recording(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Failure(path + ": cannot open: " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string bytes = ss.str();
+  auto r = recorder::read_recording(bytes);
+  if (r.error) throw Failure(path + ": " + r.error->to_string());
+  return std::move(*r.recording);
+}
+
+// Exact (embedded policy) or what-if (--policy); see recording_replay.h.
+int cmd_replay_recording(const std::string& rec_path, const std::string& policy_path, bool exact,
+                         const std::string& out) {
+  const recorder::Recording rec = load_recording(rec_path);
+  std::optional<config::PolicyDocument> candidate;
+  if (!policy_path.empty()) candidate = load_policy(policy_path);
+  auto r = replay_recording(rec, rec_path, candidate, exact);
+  if (auto* e = std::get_if<std::string>(&r)) throw Failure(*e);
+  const auto& o = std::get<RecordingReplay>(r);
+  for (const auto& note : o.notes) std::cerr << "coolhand-sim: note: " << note << "\n";
+  ensure_dir(out);
+  check(write_text(o.decisions_csv, out + "/decisions.csv"));
+  check(write_text(o.sensors.csv(), out + "/sensors.csv"));
+  check(write_text(o.levels_csv(), out + "/levels.csv"));
+  const policy::PolicySpec* spec = candidate ? &candidate->spec : nullptr;
+  config::PolicyDocument embedded;
+  if (!spec) {
+    auto e = embedded_policy(rec, rec_path);
+    if (auto* msg = std::get_if<std::string>(&e)) throw Failure(*msg);
+    embedded = std::get<config::PolicyDocument>(std::move(e));
+    spec = &embedded.spec;
+  }
+  const std::string title =
+      fmt::format("{} replayed with {}", fs::path(rec_path).filename().string(),
+                  candidate ? stem(policy_path) : std::string("its own policy"));
+  check(write_text(plot_recording_svg(o, *spec, title), out + "/plot.svg"));
+  if (!o.what_if) {
+    std::cout << fmt::format(
+        "{}: bit-exact with {}: {} segment(s), {} engine steps, {} records compared, no "
+        "difference\nwrote {}/{{decisions,sensors,levels}}.csv and {}/plot.svg\n",
+        rec_path, candidate ? policy_path : std::string("its own policy"), o.segments, o.steps,
+        o.compared, out, out);
+    return 0;
+  }
+  check(write_text(o.differences_csv(), out + "/differences.csv"));
+  std::cout << fmt::format("{} with {}: {} segment(s), {} engine steps (open loop)\n", rec_path,
+                           policy_path, o.segments, o.steps);
+  if (o.differences.empty()) std::cout << "levels: the same as the daemon's throughout\n";
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < o.differences.size() && i < kShown; ++i) {
+    const auto& d = o.differences[i];
+    std::cout << fmt::format("  {}: daemon level {}, {} level {} from {:.3f} s to {:.3f} s\n",
+                             d.device, d.daemon, stem(policy_path), d.candidate, d.from_s, d.to_s);
+  }
+  if (o.differences.size() > kShown)
+    std::cout << fmt::format("  ... {} more in {}/differences.csv\n", o.differences.size() - kShown,
+                             out);
+  std::cout << fmt::format(
+      "{} stretch(es) differ; wrote {}/{{decisions,sensors,levels,differences}}.csv and "
+      "{}/plot.svg\n",
+      o.differences.size(), out, out);
+  return 0;
+}
+
+int cmd_export(const std::string& rec_path, const std::string& out) {
+  const recorder::Recording rec = load_recording(rec_path);
+  ensure_dir(out);
+  const auto files = export_tables(rec);
+  for (const auto& [name, text] : files) check(write_text(text, (fs::path(out) / name).string()));
+  std::cout << fmt::format("{}: {} records; wrote {} files to {}:", rec_path, rec.records.size(),
+                           files.size(), out);
+  for (const auto& [name, text] : files) std::cout << " " << name;
+  std::cout << "\n";
   return 0;
 }
 
@@ -303,14 +396,33 @@ int run_sim(int argc, char** argv) {
   run_cmd->add_option("--seed", ra.seed, "sensor-noise seed")->capture_default_str();
   run_cmd->add_flag("--no-trace", ra.no_trace, "write metrics.json only (fastest)");
 
-  std::string rp_policy, rp_trace, rp_out = "coolhand-sim-replay";
+  std::string rp_policy, rp_trace, rp_recording, rp_out = "coolhand-sim-replay";
   auto* replay_cmd = app.add_subcommand(
       "replay",
-      "open loop: a recorded sensor trace (CSV: time_s, one column per sensor in °C) "
-      "through a policy; writes decisions.csv and events.csv");
-  replay_cmd->add_option("--policy,-p", rp_policy, "coolhand policy YAML")->required();
-  replay_cmd->add_option("--trace,-t", rp_trace, "sensor trace CSV")->required();
+      "a sensor trace (CSV: time_s, one column per sensor in °C; the simulator's trace.csv "
+      "works) through a policy, or a coolhandd flight recording: with its own policy it must "
+      "reproduce the daemon's decisions exactly (exit 1 naming the first differing record), "
+      "with --policy it shows what that policy would have done (open loop)");
+  replay_cmd->add_option("--policy,-p", rp_policy,
+                         "coolhand policy YAML (required with --trace; with --recording a "
+                         "candidate instead of the embedded policy)");
+  auto* trace_opt = replay_cmd->add_option("--trace,-t", rp_trace, "sensor trace CSV");
+  auto* recording_opt =
+      replay_cmd->add_option("--recording,-r", rp_recording, "coolhandd flight recording");
+  trace_opt->excludes(recording_opt);
+  bool rp_exact = false;
+  replay_cmd
+      ->add_flag("--exact", rp_exact,
+                 "with --recording and --policy: the policy must reproduce every recorded "
+                 "decision (as the embedded one must); a difference is an error")
+      ->needs(recording_opt);
   replay_cmd->add_option("--out,-o", rp_out, "output directory")->capture_default_str();
+
+  std::string ex_recording, ex_out;
+  auto* export_cmd = app.add_subcommand(
+      "export", "a coolhandd flight recording as CSV: one table per record kind");
+  export_cmd->add_option("--recording,-r", ex_recording, "coolhandd flight recording")->required();
+  export_cmd->add_option("--output,-o", ex_out, "output directory")->required();
 
   CompareArgs ca;
   auto* compare_cmd =
@@ -361,7 +473,14 @@ int run_sim(int argc, char** argv) {
   }
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*replay_cmd) return cmd_replay(rp_policy, rp_trace, rp_out);
+    if (*replay_cmd) {
+      if (!rp_recording.empty())
+        return cmd_replay_recording(rp_recording, rp_policy, rp_exact, rp_out);
+      if (rp_trace.empty()) throw Failure("replay: give --trace FILE or --recording FILE");
+      if (rp_policy.empty()) throw Failure("replay --trace needs --policy");
+      return cmd_replay_trace(rp_policy, rp_trace, rp_out);
+    }
+    if (*export_cmd) return cmd_export(ex_recording, ex_out);
     if (*compare_cmd) return cmd_compare(ca);
     if (*bound_cmd) return cmd_bound(ba);
     return cmd_run(ra);

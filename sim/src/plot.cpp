@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "coolhand/sim/output.h"
+#include "coolhand/sim/recording_replay.h"
+#include "coolhand/sim/sensor_series.h"
 
 namespace coolhand::sim {
 
@@ -66,6 +69,7 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
   } else {
     for (const auto& s : p.series)
       for (double v : *s.values) {
+        if (!std::isfinite(v)) continue;
         lo = std::min(lo, v);
         hi = std::max(hi, v);
       }
@@ -95,13 +99,16 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{:g}{}</text>\n",
         x0, Y(v), x0 + w, Y(v), x0 - 6, Y(v) + 4, std::round(v * 1000) / 1000, p.unit);
   }
-  const double xs = nice_step(t_end / 60.0) * 60.0;
+  // Minutes, or seconds for a run under two minutes (a short recording).
+  const bool seconds = t_end < 120.0;
+  const double xs = seconds ? nice_step(t_end) : nice_step(t_end / 60.0) * 60.0;
   for (long k = 0; static_cast<double>(k) * xs <= t_end + 1e-9; ++k) {
     const double t = static_cast<double>(k) * xs;
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{:g} min</text>\n",
-        X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15, std::round(t / 6.0) / 10.0);
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{:g} {}</text>\n",
+        X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15,
+        seconds ? std::round(t * 10.0) / 10.0 : std::round(t / 6.0) / 10.0, seconds ? "s" : "min");
   }
   if (p.limit)
     out += fmt::format(
@@ -115,17 +122,29 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
     const std::size_t n = std::min(v.size(), time.size());
     if (n == 0) continue;
     const std::size_t stride = std::max<std::size_t>(1, (n + kPlotMaxPoints - 1) / kPlotMaxPoints);
-    out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\"{} points=\"",
-                       s.colour, s.dashed ? " stroke-dasharray=\"5,3\"" : "");
+    // A value that is not finite (a sensor unknown for a while) breaks the
+    // line: one polyline per stretch of known values.
+    const std::string open =
+        fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\"{} points=\"",
+                    s.colour, s.dashed ? " stroke-dasharray=\"5,3\"" : "");
+    bool in_line = false;
     for (std::size_t k = 0; k < n; k += stride) {
       const std::size_t end = std::min(n, k + stride);
-      std::size_t pick = k;
+      std::optional<std::size_t> pick;
       for (std::size_t j = k; j < end; ++j)
-        if (std::abs(v[j] - lo) > std::abs(v[pick] - lo)) pick = j;
-      const double val = std::clamp(v[pick], lo, hi);
+        if (std::isfinite(v[j]) && (!pick || std::abs(v[j] - lo) > std::abs(v[*pick] - lo)))
+          pick = j;
+      if (!pick) {
+        if (in_line) out += "\"/>\n";
+        in_line = false;
+        continue;
+      }
+      if (!in_line) out += open;
+      in_line = true;
+      const double val = std::clamp(v[*pick], lo, hi);
       out += fmt::format("{:.1f},{:.1f} ", X(time[k]), Y(val));
     }
-    out += "\"/>\n";
+    if (in_line) out += "\"/>\n";
     const double ly = y0 + 12 + 16.0 * static_cast<double>(i);
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
@@ -213,6 +232,79 @@ std::string plot_overlay_svg(const std::vector<OverlayPanel>& in, double skin_li
     panels.push_back(std::move(q));
     times.push_back(&op.series.front().trace->time_s);
   }
+  return render(title, panels, times);
+}
+
+namespace {
+
+// plot_sensors_svg's panels.
+std::vector<Panel> sensor_panels(const SensorSeries& series, const policy::PolicySpec& spec) {
+  std::vector<Panel> panels;
+  auto index_of = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < series.names.size(); ++i)
+      if (series.names[i] == name) return i;
+    return std::nullopt;
+  };
+  for (std::size_t i = 0; i < spec.sensors.size() && i < series.value_c.size(); ++i) {
+    const auto& s = spec.sensors[i];
+    if (s.kind == policy::SensorSpec::Kind::physical) continue;
+    // A sensor keeps its colour in every panel; the virtual sensor is drawn
+    // last, on top of an input it may equal (a max of two).
+    Panel p{
+        fmt::format("{} ({}, solid) and its inputs (dashed)", s.name, policy::to_string(s.kind)),
+        " °C",
+        {},
+        std::nullopt,
+        {}};
+    for (const auto& input : s.inputs)
+      if (const auto in = index_of(input))
+        p.series.push_back({input, &series.value_c[*in], kColours[*in % 10], true});
+    p.series.push_back({s.name, &series.value_c[i], kColours[i % 10], false});
+    panels.push_back(std::move(p));
+  }
+  if (panels.empty()) {
+    Panel p{"Physical sensors", " °C", {}, std::nullopt, {}};
+    for (std::size_t i = 0; i < series.value_c.size(); ++i)
+      p.series.push_back({series.names[i], &series.value_c[i], kColours[i % 10], false});
+    panels.push_back(std::move(p));
+  }
+  return panels;
+}
+
+// Times from the first step on (a recording's times are the daemon's monotonic clock).
+std::vector<double> relative(const std::vector<double>& t) {
+  std::vector<double> rel = t;
+  for (double& x : rel) x -= t.empty() ? 0.0 : t.front();
+  return rel;
+}
+
+}  // namespace
+
+std::string plot_sensors_svg(const SensorSeries& series, const policy::PolicySpec& spec,
+                             const std::string& title) {
+  const std::vector<Panel> panels = sensor_panels(series, spec);
+  const std::vector<double> rel = relative(series.time_s);
+  const std::vector<const std::vector<double>*> times(panels.size(), &rel);
+  return render(title, panels, times);
+}
+
+std::string plot_recording_svg(const RecordingReplay& r, const policy::PolicySpec& spec,
+                               const std::string& title) {
+  std::vector<Panel> panels = sensor_panels(r.sensors, spec);
+  const std::vector<double> rel = relative(r.sensors.time_s);
+  const LevelTracks& l = r.levels;
+  for (std::size_t d = 0; d < l.devices.size(); ++d) {
+    const double max_level = d < spec.devices.size() ? spec.devices[d].max_level : 1.0;
+    Panel p{fmt::format("{} level: the daemon's (solid) and the replay's (dashed)", l.devices[d]),
+            "",
+            {{"daemon", &l.daemon[d], kColours[0], false},
+             {r.what_if ? "candidate" : "replay", &l.replay[d], kColours[1], true}},
+            std::nullopt,
+            std::make_pair(-0.2, max_level + 0.2)};
+    panels.push_back(std::move(p));
+  }
+  // Sensor values and levels are both taken once per replayed step.
+  const std::vector<const std::vector<double>*> times(panels.size(), &rel);
   return render(title, panels, times);
 }
 

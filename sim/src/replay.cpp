@@ -35,6 +35,61 @@ std::string detail(const policy::PolicySpec& spec, const policy::Event& e) {
   }
 }
 
+// The trace's columns bound to the policy's physical sensors.
+struct TraceColumns {
+  std::vector<std::pair<std::size_t, policy::SensorId>> feeds;  // value column -> sensor
+  std::vector<std::string> ignored;                             // in file order
+};
+
+// Column rules: a column named after a physical sensor of the policy, or
+// after one with the suffix "_reading_c" (the simulator's own trace.csv),
+// feeds that sensor; two columns feeding one sensor is an error. Every other
+// column (the simulator's temperatures of nodes, levels, demands, virtual
+// sensors the policy computes itself) is ignored. Each physical sensor needs
+// a column; when an ignored column is a likely typo of a sensor left without
+// one, the error names the typo, otherwise the sensor.
+std::variant<TraceColumns, config::ConfigError> bind_columns(const CsvTable& trace,
+                                                             const policy::Engine& engine) {
+  constexpr std::string_view kSuffix = "_reading_c";
+  const auto& spec = engine.spec();
+  auto physical = [&](std::string_view name) -> std::optional<policy::SensorId> {
+    const auto id = engine.sensor_id(name);
+    if (id && spec.sensors[id->index].kind == policy::SensorSpec::Kind::physical) return id;
+    return std::nullopt;
+  };
+  auto located = [&](std::string msg) {
+    return config::ConfigError{trace.file, trace.header_line, 0, {}, std::move(msg)};
+  };
+  TraceColumns out;
+  std::vector<std::optional<std::size_t>> column_of(spec.sensors.size());
+  for (std::size_t c = 1; c < trace.columns.size(); ++c) {
+    const std::string_view col = trace.columns[c];
+    auto id = physical(col);
+    if (!id && col.size() > kSuffix.size() && col.ends_with(kSuffix))
+      id = physical(col.substr(0, col.size() - kSuffix.size()));
+    if (!id) {
+      out.ignored.emplace_back(col);
+      continue;
+    }
+    if (auto& prev = column_of[id->index]) {
+      return located("columns '" + trace.columns[*prev] + "' and '" + std::string(col) +
+                     "' both give sensor '" + spec.sensors[id->index].name + "'");
+    }
+    column_of[id->index] = c;
+    out.feeds.emplace_back(c - 1, *id);
+  }
+  std::vector<std::string> unfed;
+  for (std::size_t i = 0; i < spec.sensors.size(); ++i)
+    if (spec.sensors[i].kind == policy::SensorSpec::Kind::physical && !column_of[i])
+      unfed.push_back(spec.sensors[i].name);
+  if (unfed.empty()) return out;
+  for (const auto& col : out.ignored)
+    if (const auto hint = config::did_you_mean(col, unfed))
+      return located("column '" + col + "' is not a sensor of the policy (did you mean '" + *hint +
+                     "'?)");
+  return located("no column for the policy's physical sensor '" + unfed.front() + "'");
+}
+
 }  // namespace
 
 std::variant<ReplayOutput, config::ConfigError> replay(const CsvTable& trace,
@@ -51,38 +106,26 @@ std::variant<ReplayOutput, config::ConfigError> replay(const CsvTable& trace,
   }
   auto& engine = *compiled.engine;
   const auto& spec = engine.spec();
-  // A column the policy does not know is most likely a typo of one it does,
-  // so it is reported before the sensor it leaves without a column.
-  for (std::size_t c = 1; c < trace.columns.size(); ++c)
-    if (!engine.sensor_id(trace.columns[c])) {
-      std::vector<std::string> names;
-      for (const auto& sensor : spec.sensors) names.push_back(sensor.name);
-      const auto hint = config::did_you_mean(trace.columns[c], names);
-      return config::ConfigError{trace.file,
-                                 trace.header_line,
-                                 0,
-                                 {},
-                                 "column '" + trace.columns[c] + "' is not a sensor of the policy" +
-                                     (hint ? " (did you mean '" + *hint + "'?)" : "")};
-    }
-  // column (1-based in the table) -> sensor id
-  std::vector<std::pair<std::size_t, policy::SensorId>> feeds;
-  for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
-    if (spec.sensors[i].kind != policy::SensorSpec::Kind::physical) continue;
-    std::optional<std::size_t> col;
-    for (std::size_t c = 1; c < trace.columns.size(); ++c)
-      if (trace.columns[c] == spec.sensors[i].name) col = c;
-    if (!col)
-      return config::ConfigError{
-          trace.file,
-          trace.header_line,
-          0,
-          {},
-          "no column for the policy's physical sensor '" + spec.sensors[i].name + "'"};
-    feeds.emplace_back(*col - 1, policy::SensorId{static_cast<std::uint16_t>(i)});
-  }
+  auto bound = bind_columns(trace, engine);
+  if (auto* e = std::get_if<config::ConfigError>(&bound)) return std::move(*e);
+  const auto& [feeds, ignored] = std::get<TraceColumns>(bound);
 
   ReplayOutput out;
+  if (!ignored.empty()) {
+    std::string list;
+    for (const auto& c : ignored) list += (list.empty() ? "" : ", ") + c;
+    out.warnings.push_back(config::ConfigError{
+        trace.file,
+        trace.header_line,
+        0,
+        {},
+        fmt::format("warning: ignoring {} that {} not {} of the policy: {}",
+                    ignored.size() == 1 ? std::string("1 column")
+                                        : fmt::format("{} columns", ignored.size()),
+                    ignored.size() == 1 ? "is" : "are",
+                    ignored.size() == 1 ? "a physical sensor" : "physical sensors", list)});
+  }
+  out.sensors.init(engine);
   std::string& dec = out.decisions_csv;
   dec = "time_s,severity";
   for (const auto& d : spec.devices) dec += "," + d.name + "_level," + d.name + "_cause";
@@ -92,6 +135,7 @@ std::variant<ReplayOutput, config::ConfigError> replay(const CsvTable& trace,
 
   auto record = [&](const policy::Decision& d) {
     ++out.steps;
+    out.sensors.append(engine, d.at);
     dec += fmt::format("{:.3f},{}", d.at.count() / 1000.0, policy::to_string(d.severity));
     for (const auto& dd : d.devices)
       dec += fmt::format(",{},{}", dd.level,

@@ -29,7 +29,7 @@ set -e
 expect_eq "fit --help exit status" 2 "$rc"
 expect_eq "fit --help stdout" "" "$out"
 expect_eq "fit --help stderr" \
-  "coolhand-sim: unknown subcommand 'fit' (one of: run, replay, compare, bound; see coolhand-sim --help)" \
+  "coolhand-sim: unknown subcommand 'fit' (one of: run, replay, export, compare, bound; see coolhand-sim --help)" \
   "$(cat "$work/err")"
 
 # A known subcommand's --help still works.
@@ -75,6 +75,24 @@ CSV
 expect_eq "compare -p without -g" \
   "targets: no kernel baseline to compare against (add e.g. -g step_wise -g power_allocator); max skin <= limit + 0.5 °C holds" \
   "$(grep '^targets:' "$work/out.txt")"
+
+# replay --trace reads the simulator's own trace.csv (issue 11): the
+# <sensor>_reading_c columns feed the policy and the rest are ignored, said
+# once on stderr; sensors.csv and plot.svg are written.
+"$sim" run -m "$data/models/reference-umpc.yaml" -w "$work/two.csv" -p "$policy" \
+  -o "$work/run" >/dev/null
+"$sim" replay -p "$policy" -t "$work/run/trace.csv" -o "$work/replay" >"$work/out.txt" 2>"$work/err"
+expect_eq "replay --trace of trace.csv warns once" \
+  "coolhand-sim: $work/run/trace.csv:1: warning: ignoring 23 columns that are not physical sensors of the policy: ambient_c, max_skin_c, power_w, performance, cpu_c, gpu_c, modem_c, charger_c, board_c, battery_c, display_c, front_skin_c, back_skin_c, cpu_level, gpu_level, modem_level, backlight_level, charger_level, cpu_demand, gpu_demand, modem_demand, backlight_demand, charger_demand" \
+  "$(cat "$work/err")"
+expect_eq "replay --trace sensors.csv header" \
+  "time_s,cpu_therm,gpu_therm,modem_therm,charger_therm,skin_therm,battery_therm,front_fir,back_fir,front_skin,back_skin,skin,board_slow,skin_ctl" \
+  "$(head -1 "$work/replay/sensors.csv")"
+# One row per engine step, as many as decisions.csv has.
+expect_eq "replay --trace sensors.csv rows" \
+  "$(wc -l <"$work/replay/decisions.csv")" "$(wc -l <"$work/replay/sensors.csv")"
+expect_eq "replay --trace plot panels (one per virtual sensor)" 7 \
+  "$(grep -c 'and its inputs (dashed)' "$work/replay/plot.svg")"
 
 if ((failures > 0)); then
   echo "$failures check(s) failed"

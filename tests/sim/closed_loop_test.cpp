@@ -235,6 +235,73 @@ TEST(ReplayTest, MistypedSensorColumnSuggestsTheSensor) {
             "'cpu_therm'?)");
 }
 
+// The simulator's own trace.csv: sensor columns are "<sensor>_reading_c",
+// and the other columns are ignored with one warning naming them.
+TEST(ReplayTest, SimulatorTraceColumnsAreReadAndOthersIgnoredWithOneWarning) {
+  auto t = parse_csv(
+      "time_s,ambient_c,cpu_therm_reading_c,gpu_therm_reading_c,modem_therm_reading_c,"
+      "charger_therm_reading_c,skin_therm_reading_c,battery_therm,cpu_level\n"
+      "0,25,45,46,35,33,38,32,0\n"
+      "30,25,60,61,38,35,48,38,1\n",
+      "trace.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<ReplayOutput>(r))
+      << std::get<config::ConfigError>(r).to_string();
+  const auto& o = std::get<ReplayOutput>(r);
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_EQ(o.warnings[0].to_string(),
+            "trace.csv:1: warning: ignoring 2 columns that are not physical sensors of the "
+            "policy: ambient_c, cpu_level");
+  // The readings reached the engine: sensors.csv has cpu_therm at 60 °C at 30 s.
+  ASSERT_FALSE(o.sensors.time_s.empty());
+  EXPECT_EQ(o.sensors.names[0], "cpu_therm");
+  EXPECT_DOUBLE_EQ(o.sensors.time_s.back(), 30.0);
+  EXPECT_DOUBLE_EQ(o.sensors.value_c[0].back(), 60.0);
+  EXPECT_NE(o.sensors.csv().find("\n30.000,60.000,61.000,"), std::string::npos) << o.sensors.csv();
+}
+
+TEST(ReplayTest, OneIgnoredColumnIsNamedInTheSingular) {
+  auto t = parse_csv(
+      "time_s,cpu_therm,gpu_therm,modem_therm,charger_therm,skin_therm,battery_therm,note\n"
+      "0,45,46,35,33,38,32,1\n",
+      "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<ReplayOutput>(r));
+  ASSERT_EQ(std::get<ReplayOutput>(r).warnings.size(), 1u);
+  EXPECT_EQ(std::get<ReplayOutput>(r).warnings[0].to_string(),
+            "rec.csv:1: warning: ignoring 1 column that is not a physical sensor of the policy: "
+            "note");
+}
+
+TEST(ReplayTest, NoWarningWhenEveryColumnIsASensor) {
+  auto t = load_csv_file(kTestDir + "/data/trace.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<ReplayOutput>(r));
+  EXPECT_TRUE(std::get<ReplayOutput>(r).warnings.empty());
+}
+
+TEST(ReplayTest, TwoColumnsForOneSensorIsAnError) {
+  auto t = parse_csv("# c\ntime_s,cpu_therm,cpu_therm_reading_c\n0,40,41\n", "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "rec.csv:2: columns 'cpu_therm' and 'cpu_therm_reading_c' both give sensor "
+            "'cpu_therm'");
+}
+
+// A virtual sensor's column is ignored (the policy computes it), and the
+// physical sensor it leaves out is named.
+TEST(ReplayTest, VirtualSensorColumnIsIgnoredAndTheMissingSensorNamed) {
+  auto t = parse_csv(
+      "time_s,cpu_therm,gpu_therm,modem_therm,charger_therm,skin_therm,skin\n0,1,2,3,4,5,6\n",
+      "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "rec.csv:1: no column for the policy's physical sensor 'battery_therm'");
+}
+
 TEST(CompareTest, TargetsCheckFlagsAPolicyThatOverheats) {
   CompareResult r;
   r.skin_limit_c = 45;

@@ -20,7 +20,15 @@ inline constexpr const char* kInterface = "org.coolhand.Thermal1";
 //     device: name, level, max level, applied (in effect on hardware)
 //   Reload()            root only; same path as SIGHUP
 //   SetProfile(name s)  root only
+//   Explain(device s) -> (now_ms x, devices a(suussssbxsbxbx))   (issue 11)
+//     why each device is at its level, from the last engine step; device ""
+//     means every device, an unknown one is UnknownDevice. Open to every caller.
+//     device: name, level, max level, reason ("controller", "safe", "forced",
+//             "released"), controller, controller kind, input sensor, input known,
+//             input m°C, limit kind ("threshold", "setpoint", "table row"), limit
+//             known, limit m°C, since known, since (monotonic ms, like now_ms)
 inline constexpr const char* kGetStatus = "GetStatus";
+inline constexpr const char* kExplain = "Explain";
 inline constexpr const char* kReload = "Reload";
 inline constexpr const char* kSetProfile = "SetProfile";
 // Flight recorder (issue 11), open to every caller (like GetStatus):
@@ -46,6 +54,7 @@ inline constexpr const char* kPropLostSensors = "LostSensors";
 inline constexpr const char* kErrorAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
 inline constexpr const char* kErrorReloadFailed = "org.coolhand.Thermal1.Error.ReloadFailed";
 inline constexpr const char* kErrorUnknownProfile = "org.coolhand.Thermal1.Error.UnknownProfile";
+inline constexpr const char* kErrorUnknownDevice = "org.coolhand.Thermal1.Error.UnknownDevice";
 inline constexpr const char* kErrorFailed = "org.freedesktop.DBus.Error.Failed";
 inline constexpr const char* kErrorRecordFailed = "org.coolhand.Thermal1.Error.RecordFailed";
 

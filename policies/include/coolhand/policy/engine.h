@@ -113,6 +113,23 @@ struct Decision {
   std::vector<Millis> poll_intervals;
 };
 
+// Why a device is at its level, as of the last step (Engine::explain): for
+// `coolhandctl explain` and the flight recorder. The limit is the one that
+// decides the cause's request under the active profile (overrides and
+// limit_offset applied): a step_wise or bang_bang threshold, a pid or
+// power_budget setpoint, or the `up` of the table row the controller is on.
+struct DeviceExplanation {
+  std::uint32_t level = 0;
+  std::optional<ControllerId> cause;  // winner of arbitration (none: released or forced)
+  bool forced = false;                // held deep by a trip's force_deepest action
+  bool safe = false;                  // the cause's input is unknown: it asks for its safe level
+  std::optional<SensorId> input;      // the cause's input (a zone input resolved to its sensor)
+  std::optional<MilliC> input_value;  // that sensor's value as of the last step
+  std::string_view limit_kind;        // "threshold", "setpoint", "table row"; empty without cause
+  std::optional<MilliC> limit;
+  std::optional<Time> since;  // when the engine last changed the level (or was told it)
+};
+
 class Engine;
 
 struct CompileResult {
@@ -152,6 +169,10 @@ class Engine {
   // Tell the engine the level a device actually has (e.g. read back after
   // restore or resume), so rate limits start from the truth.
   void set_device_level(DeviceId id, std::uint32_t level, Time now);
+
+  // Why device `id` is at its level (see DeviceExplanation); a default
+  // explanation for an unknown id.
+  [[nodiscard]] DeviceExplanation explain(DeviceId id) const;
 
  private:
   Engine();

@@ -2,6 +2,8 @@
 // per physical sensor of the policy, in °C) goes through the policy engine.
 // No model. The engine is stepped at every row (all sensors fed) and at
 // every Decision::next_step that falls between rows, as the daemon would.
+// A column is named after its sensor, or after it with "_reading_c" (the
+// simulator's own trace.csv); other columns are ignored, with one warning.
 #pragma once
 
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "coolhand/config/error.h"
 #include "coolhand/config/policy_file.h"
+#include "coolhand/sim/sensor_series.h"
 #include "coolhand/sim/workload.h"
 
 namespace coolhand::sim {
@@ -19,10 +22,13 @@ struct ReplayOutput {
   std::size_t steps = 0;
   std::size_t events = 0;
   std::string max_severity;
+  SensorSeries sensors;  // every sensor's value after each step
+  // Accepted but worth a line on stderr: "file:line: warning: ignoring ...".
+  std::vector<config::ConfigError> warnings;
 };
 
-// Errors (trace columns not matching the policy's physical sensors, or a
-// policy that does not compile) name the trace file and header line.
+// Errors (a physical sensor without a column, two columns for one sensor,
+// or a policy that does not compile) name the trace file and header line.
 [[nodiscard]] std::variant<ReplayOutput, config::ConfigError> replay(
     const CsvTable& trace, const config::PolicyDocument& policy);
 

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Bit-exact replay of the real coolhandd's own decisions (issue 11).
+
+The real coolhandd runs against a fake sysfs tree in /dev/shm that the
+first-order thermal model of daemon_e2e.py drives (it reads the fan and CPU
+knobs the daemon writes and writes the skin temperature back), so the
+daemon's decisions feed back into its inputs. After the fan and the CPU cap
+have both moved, SIGUSR1 dumps the flight recorder, and
+
+  * `coolhand-sim replay --recording` with the embedded policy must
+    reproduce every record (calls, port answers, steps, levels, winning
+    controllers, virtual sensor values) and exit 0;
+  * its decisions.csv must match, step for step, the daemon's own step and
+    device_decision records as `coolhand-sim export` writes them (a second,
+    independent look at the same file);
+  * the same policy given with --policy --exact passes too, and one whose
+    pid setpoint is 0.1 °C higher (the mutant) must fail with exit 1,
+    naming the first differing record;
+  * without --exact that mutant is a what-if: exit 0 and a report.
+
+Usage: replay_e2e.py --daemon PATH/TO/coolhandd --sim PATH/TO/coolhand-sim
+"""
+
+import argparse
+import csv
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import daemon_e2e  # noqa: E402  (the Tree, ThermalModel and Daemon helpers)
+
+SIM = None
+
+# A table on the skin for the fan; a pid on a 2 s EMA of the skin for the
+# CPU (so the recording carries a virtual sensor and a setpoint).
+POLICY = """
+version: 1
+sampling:
+  min_interval: 200ms
+  max_interval: 1s
+sensors:
+  skin:
+    source: {kind: thermal_zone, name: skin-therm}
+  skin_avg:
+    kind: ema
+    input: skin
+    time_constant: 2s
+devices:
+  fan:
+    max_level: 3
+    knob: {kind: cooling_device, name: Fan}
+  cpu:
+    max_level: 3
+    knob: {kind: cpufreq, name: all}
+controllers:
+  fan_table:
+    kind: table
+    input: skin
+    devices: [fan]
+    table:
+      - {up_c: 45, down_c: 43, level: 1}
+      - {up_c: 48, down_c: 46, level: 2}
+  cpu_pid:
+    kind: pid
+    input: skin_avg
+    devices: [cpu]
+    setpoint_c: SETPOINT
+    kp: 0.5
+    ki: 0.05
+    kd: 0
+    engage_below_c: 2
+    period: 1s
+"""
+
+
+def policy(setpoint):
+    return POLICY.replace("SETPOINT", setpoint)
+
+
+def run(*args):
+    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=120)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class BitExactReplay(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if os.path.isdir("/dev/shm"):
+            tempfile.tempdir = "/dev/shm"  # many small files: keep them off ext4
+        cls.work = tempfile.mkdtemp(prefix="coolhand-replay-e2e-")
+        cls.tree = daemon_e2e.Tree()
+        cls.config = os.path.join(cls.work, "policy.yaml")
+        with open(cls.config, "w") as f:
+            f.write(policy("46"))
+        record_dir = os.path.join(cls.work, "records")
+        os.makedirs(record_dir)
+        model = daemon_e2e.ThermalModel(cls.tree)
+        model.demand_w = 4.0  # heads for 50 °C unthrottled
+        model.start()
+        daemon = daemon_e2e.Daemon(cls.tree, cls.config, "--record-dir", record_dir)
+        try:
+            if not daemon.wait_for_log("running"):
+                raise AssertionError("coolhandd did not start:\n" + daemon.text())
+            # Both devices must have moved: the recording then holds real
+            # decisions, not a flat line.
+            ok = daemon_e2e.wait_until(
+                lambda: model.max_fan_seen > 0 and model.min_cpu_seen < daemon_e2e.CPU_MAX_KHZ,
+                30.0)
+            if not ok:
+                raise AssertionError("fan and cpu did not both throttle:\n" + daemon.text())
+            time.sleep(2.0)  # a little more history, with the pid engaged
+            daemon.proc.send_signal(signal.SIGUSR1)
+            if not daemon.wait_for_log("flight recorder: SIGUSR1 dumped to "):
+                raise AssertionError("no dump after SIGUSR1:\n" + daemon.text())
+            m = re.search(r"flight recorder: SIGUSR1 dumped to (\S+)", daemon.text())
+            cls.recording = m.group(1)
+        finally:
+            model.stop_flag.set()
+            model.join()
+            cls.daemon_exit = daemon.stop()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tree.cleanup()
+        subprocess.run(["rm", "-rf", cls.work], check=False)
+
+    def test_embedded_policy_reproduces_every_record(self):
+        out = os.path.join(self.work, "exact")
+        r = run("replay", "--recording", self.recording, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        m = re.search(r"bit-exact with its own policy: (\d+) segment\(s\), (\d+) engine steps, "
+                      r"(\d+) records compared, no difference", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        self.assertEqual(int(m.group(1)), 1)
+        steps, compared = int(m.group(2)), int(m.group(3))
+        self.assertGreater(steps, 20)
+        # Each step is a step record, 2 device decisions and 1 virtual value.
+        self.assertGreaterEqual(compared, 4 * steps)
+        rows = read_csv(os.path.join(out, "decisions.csv"))
+        self.assertEqual(len(rows), steps)
+        self.assertTrue(any(int(x["fan_level"]) > 0 for x in rows))
+        self.assertTrue(any(int(x["cpu_level"]) > 0 for x in rows))
+        self.assertTrue(any(x["cpu_cause"] == "cpu_pid" for x in rows))
+        self.assertTrue(any(x["fan_cause"] == "fan_table" for x in rows))
+        sensors = read_csv(os.path.join(out, "sensors.csv"))
+        self.assertEqual(len(sensors), steps)
+        self.assertEqual(list(sensors[0].keys()), ["time_s", "skin", "skin_avg"])
+
+    def test_replayed_decisions_match_the_exported_daemon_records(self):
+        out = os.path.join(self.work, "exact2")
+        exported = os.path.join(self.work, "export")
+        r = run("replay", "--recording", self.recording, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        e = run("export", "--recording", self.recording, "--output", exported)
+        self.assertEqual(e.returncode, 0, e.stderr)
+        steps = read_csv(os.path.join(exported, "step.csv"))
+        decisions = read_csv(os.path.join(exported, "device_decision.csv"))
+        replayed = read_csv(os.path.join(out, "decisions.csv"))
+        self.assertEqual(len(steps), len(replayed))
+        self.assertEqual(len(decisions), 2 * len(steps))
+        # device_decision records come in step order, one per device.
+        for k, (step, row) in enumerate(zip(steps, replayed)):
+            self.assertAlmostEqual(int(step["at_ms"]) / 1000.0, float(row["time_s"]), places=3)
+            for d in decisions[2 * k:2 * k + 2]:
+                name = d["device_name"]
+                self.assertEqual(int(d["level"]), int(row[name + "_level"]), f"step {k} {name}")
+                if row[name + "_cause"] != "forced":
+                    self.assertEqual(d["cause_name"], row[name + "_cause"], f"step {k} {name}")
+
+    def test_same_policy_given_again_passes_exact(self):
+        same = os.path.join(self.work, "same.yaml")
+        with open(same, "w") as f:
+            f.write(policy("46"))
+        r = run("replay", "--recording", self.recording, "--policy", same, "--exact",
+                "--out", os.path.join(self.work, "same"))
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertIn("bit-exact with " + same, r.stdout)
+
+    def test_setpoint_moved_by_a_tenth_fails_exact_replay(self):
+        mutant = os.path.join(self.work, "mutant.yaml")
+        with open(mutant, "w") as f:
+            f.write(policy("46.1"))
+        r = run("replay", "--recording", self.recording, "--policy", mutant, "--exact",
+                "--out", os.path.join(self.work, "mutant"))
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertRegex(r.stderr, r"^coolhand-sim: " + re.escape(self.recording) +
+                         r": record \d+ \(byte \d+\): the replay differs from the daemon: ")
+        # Without --exact it is a what-if: it runs and reports.
+        w = run("replay", "--recording", self.recording, "--policy", mutant,
+                "--out", os.path.join(self.work, "whatif"))
+        self.assertEqual(w.returncode, 0, w.stderr)
+        self.assertIn("(open loop)", w.stdout)
+        self.assertRegex(w.stdout, r"\d+ stretch\(es\) differ")
+
+    def test_daemon_exited_cleanly(self):
+        self.assertEqual(self.daemon_exit, 0)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--daemon", required=True)
+    parser.add_argument("--sim", required=True)
+    args, rest = parser.parse_known_args()
+    daemon_e2e.DAEMON = args.daemon
+    SIM = args.sim
+    unittest.main(argv=[sys.argv[0], "-v", *rest])
