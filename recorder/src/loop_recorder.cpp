@@ -6,7 +6,6 @@
 
 namespace coolhand::recorder {
 
-using policy::ControllerSpec;
 using policy::MilliC;
 using policy::Time;
 
@@ -19,23 +18,6 @@ std::uint16_t u16(std::size_t v) {
 // Saturate a (possibly unbounded) window edge into an i32 field.
 std::int32_t edge(MilliC v) {
   return v.mc();
-}
-
-// The limit a controller compares its input against, as written (before
-// profiles): the threshold of step_wise and bang_bang, the setpoint of pid
-// and power_budget; a table has none of its own (see threshold_of).
-std::optional<MilliC> base_limit(const ControllerSpec& c) {
-  switch (c.kind) {
-    case ControllerSpec::Kind::step_wise:
-    case ControllerSpec::Kind::bang_bang:
-      return c.threshold;
-    case ControllerSpec::Kind::pid:
-    case ControllerSpec::Kind::power_budget:
-      return c.setpoint;
-    case ControllerSpec::Kind::table:
-      return std::nullopt;
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -57,11 +39,6 @@ struct LoopRecorder::Taps final : policy::SensorPort,
   mutable std::vector<std::uint32_t> sensor_state;
   mutable std::vector<std::uint32_t> bound_state;
   std::vector<std::uint16_t> virtual_ids;
-  std::vector<std::optional<policy::SensorId>> controller_input;  // by controller
-  // limits[p][c]: controller c's limit under profile p (0: as written,
-  // p > 0: spec.profiles[p - 1]); none for tables.
-  std::vector<std::vector<std::optional<MilliC>>> limits;
-  std::vector<std::int32_t> table_offset;  // by profile index as above
 
   void bind(const policy::Engine& e) {
     engine = &e;
@@ -70,58 +47,6 @@ struct LoopRecorder::Taps final : policy::SensorPort,
     for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
       if (spec.sensors[i].kind != policy::SensorSpec::Kind::physical) virtual_ids.push_back(u16(i));
     }
-    for (const ControllerSpec& c : spec.controllers) {
-      std::optional<policy::SensorId> id = e.sensor_id(c.input);
-      if (!id) {
-        if (auto z = e.zone_id(c.input)) id = e.sensor_id(spec.zones.at(z->index).sensor);
-      }
-      controller_input.push_back(id);
-    }
-    std::vector<std::optional<MilliC>> as_written;
-    for (const ControllerSpec& c : spec.controllers) as_written.push_back(base_limit(c));
-    limits.push_back(as_written);
-    table_offset.push_back(0);
-    for (const policy::ProfileSpec& p : spec.profiles) {
-      std::vector<std::optional<MilliC>> row = as_written;
-      for (std::size_t c = 0; c < spec.controllers.size(); ++c) {
-        if (row[c]) *row[c] += p.limit_offset;
-      }
-      for (const policy::ControllerOverride& o : p.controllers) {
-        const auto id = e.controller_id(o.controller);
-        if (!id) continue;
-        const ControllerSpec& c = spec.controllers[id->index];
-        const bool threshold_kind =
-            c.kind == ControllerSpec::Kind::step_wise || c.kind == ControllerSpec::Kind::bang_bang;
-        const std::optional<MilliC> v = threshold_kind ? o.threshold : o.setpoint;
-        if (v) row[id->index] = *v + p.limit_offset;
-      }
-      limits.push_back(std::move(row));
-      table_offset.push_back(p.limit_offset.mc());
-    }
-  }
-
-  [[nodiscard]] std::size_t profile_index() const {
-    const std::string_view name = engine->profile();
-    const auto& profiles = engine->spec().profiles;
-    for (std::size_t i = 0; i < profiles.size(); ++i) {
-      if (profiles[i].name == name) return i + 1;
-    }
-    return 0;
-  }
-
-  // The threshold or setpoint that decided controller `c`'s request, and
-  // for a table the `up` of the highest row at or below its input.
-  [[nodiscard]] std::int32_t threshold_of(std::size_t c, std::size_t profile,
-                                          std::optional<MilliC> input) const {
-    if (const auto& l = limits[profile][c]) return l->mc();
-    const ControllerSpec& spec = engine->spec().controllers[c];
-    if (spec.table.empty()) return kNoValue;
-    const std::int32_t offset = table_offset[profile];
-    std::int32_t best = spec.table.front().up.mc() + offset;
-    for (const policy::TableRow& row : spec.table) {
-      if (input && input->mc() >= row.up.mc() + offset) best = row.up.mc() + offset;
-    }
-    return best;
   }
 
   // -- SensorPort
@@ -209,18 +134,19 @@ struct LoopRecorder::Taps final : policy::SensorPort,
                                           : -1;
     ring.put(Kind::step, 0, static_cast<std::uint32_t>(d.severity), d.at.count(), next,
              static_cast<std::int32_t>(d.events.size()));
-    const std::size_t profile = profile_index();
     for (std::size_t dev = 0; dev < d.devices.size(); ++dev) {
       const policy::DeviceDecision& dd = d.devices[dev];
       std::int32_t input = kNoValue;
       std::int32_t threshold = kNoValue;
       std::uint16_t cause = kNoIndex;
       if (dd.cause) {
+        // The engine's own account (Engine::explain, the one coolhandctl
+        // explain shows): the cause's input and the limit that decided,
+        // with the active profile applied.
         cause = dd.cause->index;
-        const auto& in = controller_input[cause];
-        const std::optional<MilliC> v = in ? engine->sensor_value(*in) : std::nullopt;
-        if (v) input = v->mc();
-        threshold = threshold_of(cause, profile, v);
+        const policy::DeviceExplanation x = engine->explain(policy::DeviceId{u16(dev)});
+        if (x.input_value) input = x.input_value->mc();
+        if (x.limit) threshold = x.limit->mc();
       }
       const std::uint8_t flags =
           (dd.forced ? kDecisionForced : 0U) | (dd.changed ? kDecisionChanged : 0U);
