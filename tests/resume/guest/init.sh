@@ -10,7 +10,9 @@
 # console:
 #  1. both modules load; a private system bus runs; coolhandd starts with
 #     --logind off and its D-Bus service, and throttles when the emulated
-#     EC reports 52 C (level 8: throttle0 = 8, the fake knob "fw" = 20);
+#     EC reports 52 C (level 8: throttle0 = 9, the fake knob "fw" = 20;
+#     level 0 is the value found at start, throttle0's 3, so its levels run
+#     3..10 and level 8 is 3 + 7 * 8 / 10 = 8.6, written as 9);
 #     the counter "resumes" (coolhandctl status --json) is 0;
 #  2. "firmware" sets fw to 77 behind the daemon's back; nothing tells the
 #     daemon, so fw stays 77 (checked: the daemon does not poll it);
@@ -149,9 +151,9 @@ DPID=$!
 check "coolhandd starts" wait_for 20 grep -q 'running:' "$LOG"
 grep -q 'running:' "$LOG" || finish
 check "coolhandd answers on the bus (resumes 0)" wait_for 10 resumes_are 0
-check "released at 30 C (throttle0 0, fw 100)" wait_for 5 sh -c "[ \$(cat $E/throttle0/throttling) -eq 0 ] && [ \$(cat $FW) = 100 ]"
+check "nothing written at 30 C (throttle0 3 and fw 100, as found)" wait_for 5 sh -c "[ \$(cat $E/throttle0/throttling) -eq 3 ] && [ \$(cat $FW) = 100 ]"
 echo 52000 >$E/sensor1/temp
-check "throttles at 52 C (throttle0 at level 8)" wait_for 5 level_is throttle0 -eq 8
+check "throttles at 52 C (throttle0 at level 8: 9)" wait_for 5 level_is throttle0 -eq 9
 check "fw at level 8's value (20)" wait_for 5 fw_is 20
 
 # 2. The "firmware" resets the knob; the daemon has no way to notice.
@@ -190,7 +192,7 @@ echo 58000 >$E/sensor1/temp
 check "coolhandd woke after the resume (event skin = 58000)" wait_for 10 grep -q 'event skin = 58000' "$LOG"
 check "exactly one resume counted (GetStatus counter resumes = 1)" wait_for 5 resumes_are 1
 check "fw written back to level 8's value (20) after the resume" wait_for 5 fw_is 20
-check "throttle0 still at level 8" level_is throttle0 -eq 8
+check "throttle0 still at level 8 (9)" level_is throttle0 -eq 9
 check "the daemon said why (one 'resumed from suspend' line)" \
 	logged_times 'resumed from suspend: re-applying device levels' 1
 
