@@ -179,7 +179,8 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
     // power differs from the governor's copy, which starts at 0.
     // 6.13+'s power_allocator_bind copies a firmware sustainable power into
     // the governor's, so only an estimated one re-estimates the gains.
-    if (kernel_ == KernelVersion::v6_16) z.params_sustainable = spec.sustainable_power_mw.value_or(0);
+    if (kernel_ == KernelVersion::v6_16)
+      z.params_sustainable = spec.sustainable_power_mw.value_or(0);
     if (spec.k_po) z.ipa.k_po = *spec.k_po;
     if (spec.k_pu) z.ipa.k_pu = *spec.k_pu;
     if (spec.k_i) z.ipa.k_i = *spec.k_i;

@@ -145,7 +145,7 @@ class KernelThermal {
     // 6.16: per trip, whether it is on the core's trips_reached list (its
     // threshold is then temperature - hysteresis, else temperature).
     std::vector<bool> reached;
-    bool pa_update_cdevs = false;  // power_allocator_params.update_cdevs
+    bool pa_update_cdevs = false;   // power_allocator_params.update_cdevs
     bool bang_bang_walked = false;  // tz->governor_data of bang_bang_manage
   };
 
