@@ -1,6 +1,8 @@
 // Baselines: Linux 6.1's thermal core and its governors (step_wise,
 // bang_bang, fair_share, power_allocator) re-expressed from the 6.1 sources
-// (drivers/thermal/thermal_core.c, thermal_helpers.c, gov_*.c), plus "none".
+// (drivers/thermal/thermal_core.c, thermal_helpers.c, gov_*.c), plus "none";
+// with KernelVersion::v6_16 the 6.13+ core and governors instead
+// (kernel_thermal_616.cpp, which lists what differs).
 //
 // What is modelled, as 6.1 does it:
 //  - A zone update (thermal_zone_device_update) reads the zone's sensor,
