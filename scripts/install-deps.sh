@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install every build and test dependency of coolhand from Debian 12's archive.
+# Install every build and test dependency of coolhand from Debian 12's archive
+# (plus, downloaded only, a newer kernel's thermal sources: see below).
 # Idempotent: packages already present are skipped by apt-get. Run as root (or
 # with sudo available). Used by both README commands and by .ci/run.
 #
@@ -51,6 +52,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# A 6.16-or-later kernel's thermal sources for sim_kernel_diff_6.16
+# (linux-source-7.3 from trixie-backports, downloaded only, private apt).
+"$(dirname "$0")/fetch-kernel-source.sh"
 
 if [ "$want_vm" -eq 1 ]; then
   # The guest kernel: take vmlinuz out of Debian's image package without

@@ -110,7 +110,7 @@ std::variant<CompareResult, std::string> run_compare(
     for (const auto& c : controllers) {
       std::unique_ptr<Controller> ctl;
       if (c.governor) {
-        ctl = make_governor_controller(model, *c.governor);
+        ctl = make_governor_controller(model, *c.governor, c.kernel);
       } else {
         auto made = make_policy_controller(model, *c.policy, c.label);
         if (auto* e = std::get_if<std::string>(&made)) return c.label + ": " + *e;

@@ -21,8 +21,8 @@ using policy::Time;
 // the microseconds between the two requests).
 class GovernorController final : public Controller {
  public:
-  GovernorController(const ModelSpec& model, Governor governor)
-      : governor_(governor), core_(cooling_devices_for(model)) {
+  GovernorController(const ModelSpec& model, Governor governor, KernelVersion kernel)
+      : governor_(governor), core_(cooling_devices_for(model), kernel) {
     for (const auto& z : model.kernel_zones) {
       zones_.push_back(core_.add_zone(z, governor));
       std::size_t s = 0;
@@ -104,8 +104,9 @@ class GovernorController final : public Controller {
 
 }  // namespace
 
-std::unique_ptr<Controller> make_governor_controller(const ModelSpec& model, Governor governor) {
-  return std::make_unique<GovernorController>(model, governor);
+std::unique_ptr<Controller> make_governor_controller(const ModelSpec& model, Governor governor,
+                                                     KernelVersion kernel) {
+  return std::make_unique<GovernorController>(model, governor, kernel);
 }
 
 }  // namespace coolhand::sim

@@ -32,7 +32,46 @@ std::uint64_t div_round_closest(std::uint64_t x, std::uint64_t d) {
   return (x + d / 2) / d;
 }
 
+// divvy_up_power: g_i = round(wr_i * budget / sum wr) capped at m_i; the
+// capped surplus is shared out again in proportion to each actor's headroom
+// m_i - g_i (bounded by the total headroom). A zero total request divides
+// by 1.
+void divvy_up_power(const std::vector<std::uint32_t>& weighted,
+                    const std::vector<std::uint32_t>& max_power, std::uint32_t total_weighted,
+                    std::uint32_t range, std::vector<std::uint32_t>& granted) {
+  const std::size_t actors = weighted.size();
+  std::vector<std::uint32_t> extra(actors);
+  const std::uint64_t total_req = total_weighted == 0 ? 1 : total_weighted;
+  std::uint32_t extra_power = 0;
+  std::uint32_t capped_extra = 0;
+  for (std::size_t k = 0; k < actors; ++k) {
+    granted[k] = static_cast<std::uint32_t>(
+        div_round_closest(static_cast<std::uint64_t>(weighted[k]) * range, total_req));
+    if (granted[k] > max_power[k]) {
+      extra_power += granted[k] - max_power[k];
+      granted[k] = max_power[k];
+    }
+    extra[k] = max_power[k] - granted[k];
+    capped_extra += extra[k];
+  }
+  if (extra_power == 0 || capped_extra == 0) return;
+  extra_power = std::min(extra_power, capped_extra);
+  for (std::size_t k = 0; k < actors; ++k)
+    granted[k] += static_cast<std::uint32_t>(
+        div_round_closest(static_cast<std::uint64_t>(extra[k]) * extra_power, capped_extra));
+}
+
 }  // namespace
+
+std::string_view to_string(KernelVersion k) {
+  return k == KernelVersion::v6_16 ? "6.16" : "6.1";
+}
+
+std::optional<KernelVersion> kernel_version_from_string(std::string_view s) {
+  if (s == "6.1") return KernelVersion::v6_1;
+  if (s == "6.16") return KernelVersion::v6_16;
+  return std::nullopt;
+}
 
 std::string_view to_string(Governor g) {
   switch (g) {
@@ -73,8 +112,9 @@ std::vector<CoolingDevice> cooling_devices_for(const ModelSpec& model) {
   return out;
 }
 
-KernelThermal::KernelThermal(std::vector<CoolingDevice> cdevs)
-    : cdevs_(std::move(cdevs)),
+KernelThermal::KernelThermal(std::vector<CoolingDevice> cdevs, KernelVersion kernel)
+    : kernel_(kernel),
+      cdevs_(std::move(cdevs)),
       cur_state_(cdevs_.size(), 0),
       load_(cdevs_.size(), 0),
       dirty_(cdevs_.size(), false) {}
@@ -85,6 +125,7 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
   z.governor = governor;
   z.temperature_mc = kTempInvalid;
   z.last_temperature_mc = kTempInvalid;
+  z.reached.assign(spec.trips.size(), false);
   for (const auto& map : spec.cooling) {
     std::size_t trip = 0;
     while (trip < spec.trips.size() && spec.trips[trip].name != map.trip) ++trip;
@@ -115,8 +156,8 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
           last_passive = i;
       } else if (t == KernelTripSpec::Type::active) {
         last_active = i;
-      } else {
-        break;
+      } else if (kernel_ == KernelVersion::v6_1) {
+        break;  // 6.13+'s get_governor_trips scans every trip
       }
     }
     if (last_passive) {
@@ -136,6 +177,10 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
     // script). 6.1 keeps them only until the first allocation: its
     // get_sustainable_power re-estimates all gains when the sustainable
     // power differs from the governor's copy, which starts at 0.
+    // 6.13+'s power_allocator_bind copies a firmware sustainable power into
+    // the governor's, so only an estimated one re-estimates the gains.
+    if (kernel_ == KernelVersion::v6_16)
+      z.params_sustainable = spec.sustainable_power_mw.value_or(0);
     if (spec.k_po) z.ipa.k_po = *spec.k_po;
     if (spec.k_pu) z.ipa.k_pu = *spec.k_pu;
     if (spec.k_i) z.ipa.k_i = *spec.k_i;
@@ -204,6 +249,10 @@ void KernelThermal::update_zone(std::size_t zone, policy::MilliC temperature) {
   auto& z = zones_[zone];
   z.last_temperature_mc = z.temperature_mc;
   z.temperature_mc = temperature.mc();
+  if (kernel_ == KernelVersion::v6_16) {
+    update_zone_616(z);
+    return;
+  }
   for (std::size_t trip = 0; trip < z.spec.trips.size(); ++trip) run_trip(z, trip);
 }
 
@@ -439,6 +488,14 @@ void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
     return;
   }
   z.passive = 1;
+  allocate_power(z, false);
+}
+
+// allocate_power and divvy_up_power (both kernels). `zero_request_gets_max`:
+// when no actor requests any power, 6.1 divides by 1 (every grant 0, the
+// deepest states); 6.13+ gives every actor its maximum power (see
+// power_allocator_616).
+void KernelThermal::allocate_power(Zone& z, bool zero_request_gets_max) {
   z.ipa.active = true;
   const std::int32_t control_mc = z.spec.trips[*z.trip_max_desired].temp.mc();
 
@@ -450,7 +507,7 @@ void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
       ++actors;
     }
   if (actors == 0) return;
-  std::vector<std::uint32_t> weighted(actors), max_power(actors), granted(actors), extra(actors);
+  std::vector<std::uint32_t> weighted(actors), max_power(actors), granted(actors);
   std::uint32_t total_weighted = 0;
   std::uint32_t max_allocatable = 0;
   std::size_t a = 0;
@@ -466,27 +523,10 @@ void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
   }
   const std::uint32_t range = ipa_pid(z, control_mc, max_allocatable);
 
-  // divvy_up_power
-  const std::uint64_t total_req = total_weighted == 0 ? 1 : total_weighted;
-  std::uint32_t extra_power = 0;
-  std::uint32_t capped_extra = 0;
-  for (std::size_t k = 0; k < actors; ++k) {
-    granted[k] = static_cast<std::uint32_t>(
-        div_round_closest(static_cast<std::uint64_t>(weighted[k]) * range, total_req));
-    if (granted[k] > max_power[k]) {
-      extra_power += granted[k] - max_power[k];
-      granted[k] = max_power[k];
-    }
-    extra[k] = max_power[k] - granted[k];
-    capped_extra += extra[k];
-  }
-  if (extra_power != 0) {
-    extra_power = std::min(extra_power, capped_extra);
-    if (capped_extra > 0)
-      for (std::size_t k = 0; k < actors; ++k)
-        granted[k] += static_cast<std::uint32_t>(
-            div_round_closest(static_cast<std::uint64_t>(extra[k]) * extra_power, capped_extra));
-  }
+  if (zero_request_gets_max && total_weighted == 0)
+    granted = max_power;
+  else
+    divvy_up_power(weighted, max_power, total_weighted, range, granted);
 
   a = 0;
   for (auto& in : z.instances) {

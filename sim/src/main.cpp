@@ -105,6 +105,12 @@ Governor parse_governor(const std::string& name) {
   return *g;
 }
 
+KernelVersion parse_kernel(const std::string& name) {
+  auto k = kernel_version_from_string(name);
+  if (!k) throw Failure("unknown kernel '" + name + "' (one of: 6.1, 6.16)");
+  return *k;
+}
+
 void ensure_dir(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -122,7 +128,7 @@ std::string stem(const std::string& path) {
 // ------------------------------------------------------------------- run --
 
 struct RunArgs {
-  std::string model, workload, policy, governor, out = "coolhand-sim-out";
+  std::string model, workload, policy, governor, out = "coolhand-sim-out", kernel = "6.1";
   std::uint64_t seed = 1;
   bool no_trace = false;
 };
@@ -136,7 +142,7 @@ int cmd_run(const RunArgs& a) {
   Workload workload = load_workload(workload_path, spec);
   std::unique_ptr<Controller> controller;
   if (!a.governor.empty()) {
-    controller = make_governor_controller(spec, parse_governor(a.governor));
+    controller = make_governor_controller(spec, parse_governor(a.governor), parse_kernel(a.kernel));
   } else {
     const std::string policy_path = a.policy.empty() ? need_data(kReferencePolicy) : a.policy;
     auto made = make_policy_controller(spec, load_policy(policy_path), stem(policy_path));
@@ -322,7 +328,7 @@ int cmd_bound(const BoundArgs& a) {
 // --------------------------------------------------------------- compare --
 
 struct CompareArgs {
-  std::string model, markdown, out = "coolhand-sim-compare";
+  std::string model, markdown, out = "coolhand-sim-compare", kernel = "6.1";
   std::vector<std::string> workloads, policies, governors;
   std::uint64_t seed = 1;
   bool bound = false;
@@ -345,7 +351,8 @@ int cmd_compare(CompareArgs a) {
   for (const auto& w : a.workloads) workloads.push_back(load_workload(w, spec));
   std::vector<ControllerChoice> choices;
   for (const auto& p : a.policies) choices.push_back({stem(p), std::nullopt, load_policy(p)});
-  for (const auto& g : a.governors) choices.push_back({g, parse_governor(g), std::nullopt});
+  for (const auto& g : a.governors)
+    choices.push_back({g, parse_governor(g), std::nullopt, parse_kernel(a.kernel)});
   auto res = run_compare(spec, workloads, choices, a.seed, a.bound);
   if (auto* e = std::get_if<std::string>(&res)) throw Failure(*e);
   const auto& r = std::get<CompareResult>(res);
@@ -392,6 +399,8 @@ int run_sim(int argc, char** argv) {
   run_cmd->add_option("--governor,-g", ra.governor,
                       "kernel baseline instead of a policy: none, step_wise, bang_bang, "
                       "fair_share, power_allocator");
+  run_cmd->add_option("--kernel", ra.kernel, "the governor's kernel rules: 6.1 or 6.16")
+      ->capture_default_str();
   run_cmd->add_option("--out,-o", ra.out, "output directory")->capture_default_str();
   run_cmd->add_option("--seed", ra.seed, "sensor-noise seed")->capture_default_str();
   run_cmd->add_flag("--no-trace", ra.no_trace, "write metrics.json only (fastest)");
@@ -434,6 +443,8 @@ int run_sim(int argc, char** argv) {
                           "workload CSV (repeatable; default: all bundled)");
   compare_cmd->add_option("--policy,-p", ca.policies, "coolhand policy YAML (repeatable)");
   compare_cmd->add_option("--governor,-g", ca.governors, "kernel governor (repeatable)");
+  compare_cmd->add_option("--kernel", ca.kernel, "the governors' kernel rules: 6.1 or 6.16")
+      ->capture_default_str();
   compare_cmd->add_option("--markdown", ca.markdown, "also write the table as Markdown to FILE");
   compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")->capture_default_str();
   compare_cmd->add_option("--seed", ca.seed, "sensor-noise seed")->capture_default_str();

@@ -1,6 +1,7 @@
 // The 6.1 governors' rules on crafted temperature traces: step_wise trends,
 // bang_bang hysteresis, fair_share's level formula, power_allocator's PID
-// with estimated defaults and its divvy-up, and the core's polling delays.
+// with estimated defaults and its divvy-up, and the core's polling delays;
+// then where the 6.13+ rules (--kernel 6.16) answer otherwise.
 #include "coolhand/sim/kernel_thermal.h"
 
 #include <gtest/gtest.h>
@@ -344,6 +345,99 @@ TEST(NoneGovernorTest, NeverThrottles) {
   const auto z = k.add_zone(one_trip_zone(), Governor::none);
   for (int t = 30000; t < 90000; t += 5000) k.update_zone(z, MilliC(t));
   EXPECT_EQ(k.cur_state(0), 0u);
+}
+
+}  // namespace
+}  // namespace coolhand::sim
+
+// ------------------------------------------- the 6.13+ rules (--kernel 6.16)
+// Each test picks a trace where 6.1's rule gives another answer (said in the
+// comments); the rules are in kernel_thermal_616.cpp.
+namespace coolhand::sim {
+namespace {
+
+constexpr auto k616 = KernelVersion::v6_16;
+
+TEST(KernelVersionTest, ParsesBothNamesAndRefusesOthers) {
+  EXPECT_EQ(kernel_version_from_string("6.1"), KernelVersion::v6_1);
+  EXPECT_EQ(kernel_version_from_string("6.16"), KernelVersion::v6_16);
+  EXPECT_EQ(kernel_version_from_string("6.13"), std::nullopt);
+  EXPECT_EQ(to_string(KernelVersion::v6_16), "6.16");
+}
+
+TEST(StepWise616Test, HysteresisHoldsThrottlingAndCoolingDropsAtOnce) {
+  KernelThermal k({cdev("cpu", 5)}, k616);
+  const auto z = k.add_zone(one_trip_zone(), Governor::step_wise);  // trip 40, hyst 2
+  k.update_zone(z, MilliC(41000));  // crossed up: passive trip reached, first pass: 1
+  EXPECT_EQ(k.cur_state(0), 1u);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(250));
+  k.update_zone(z, MilliC(42000));
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(39000));  // above 40 - 2 and dropping: cur - 1
+  EXPECT_EQ(k.cur_state(0), 1u);
+  k.update_zone(z, MilliC(39500));  // still throttling, rising: cur + 1 (6.1: keep 1)
+  EXPECT_EQ(k.cur_state(0), 2u);
+  k.update_zone(z, MilliC(37500));  // below 38: crossed down, no target at once (6.1: 1)
+  EXPECT_EQ(k.cur_state(0), 0u);
+  EXPECT_EQ(k.instance_target(z, 0), std::nullopt);
+  EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
+}
+
+TEST(BangBang616Test, SwitchesOnCrossingsOnly) {
+  KernelThermal f({cdev("cpu", 3)}, k616);
+  const auto fz = f.add_zone(one_trip_zone(), Governor::bang_bang);
+  f.update_zone(fz, MilliC(39000));  // first manage: below threshold 40, off
+  EXPECT_EQ(f.instance_target(fz, 0), std::optional<std::uint32_t>(0));
+  f.update_zone(fz, MilliC(40000));  // crossed up: on, a 3-state device gets exactly 1
+  EXPECT_EQ(f.cur_state(0), 1u);
+  EXPECT_EQ(f.next_delay(fz), policy::Millis(250));  // a passive trip is reached
+  f.update_zone(fz, MilliC(38000));  // at 40 - 2: still reached, on (6.1: off at <=)
+  EXPECT_EQ(f.cur_state(0), 1u);
+  f.update_zone(fz, MilliC(37999));  // crossed down: off
+  EXPECT_EQ(f.cur_state(0), 0u);
+  EXPECT_EQ(f.next_delay(fz), policy::Millis(1000));
+}
+
+TEST(FairShare616Test, LevelCountsFromMinusOne) {
+  KernelThermal k({cdev("cpu", 10)}, k616);
+  KernelZoneSpec spec = one_trip_zone();
+  spec.trips = {trip("warm", kPassive, 40), trip("hot", kPassive, 50), trip("crit", kCritical, 60)};
+  spec.cooling = {map("hot", "cpu")};
+  const auto z = k.add_zone(spec, Governor::fair_share);
+  k.update_zone(z, MilliC(45000));  // one trip reached: level 0 (6.1: 1, state 3)
+  EXPECT_EQ(k.cur_state(0), 0u);
+  k.update_zone(z, MilliC(55000));  // two: level 1, 1 * 10 / (3 trips * 1 instance)
+  EXPECT_EQ(k.cur_state(0), 3u);
+  k.update_zone(z, MilliC(60000));  // three, critical included: 2 * 10 / 3
+  EXPECT_EQ(k.cur_state(0), 6u);
+}
+
+TEST(PowerAllocator616Test, NoRequestGrantsMaximumPower) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)}, k616);
+  auto spec = ipa_zone();
+  spec.cooling = {map("control", "cpu")};
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  k.set_load(0, 0);                 // idle: requested power 0
+  k.update_zone(z, MilliC(44000));  // above switch-on: allocate
+  ASSERT_EQ(k.ipa(z).granted_mw.size(), 1u);
+  EXPECT_EQ(k.ipa(z).granted_mw[0], 3000u);  // its state2power(lower) (6.1: 0)
+  EXPECT_EQ(k.cur_state(0), 0u);             // (6.1: the deepest, 2)
+}
+
+TEST(PowerAllocator616Test, FirmwareSustainablePowerKeepsSysfsGains) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)}, k616);
+  auto spec = ipa_zone();
+  spec.cooling = {map("control", "cpu")};
+  spec.sustainable_power_mw = 2000;
+  spec.k_po = 100;
+  spec.k_pu = 200;
+  spec.k_i = 7;
+  const auto z = k.add_zone(spec, Governor::power_allocator);
+  k.set_load(0, 100);
+  k.update_zone(z, MilliC(44000));
+  EXPECT_EQ(k.ipa(z).k_po, 100);  // 6.1 re-estimates them at the first allocation
+  EXPECT_EQ(k.ipa(z).k_pu, 200);
+  EXPECT_EQ(k.ipa(z).k_i, 7);
 }
 
 }  // namespace

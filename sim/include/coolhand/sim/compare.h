@@ -17,6 +17,7 @@ struct ControllerChoice {
   std::string label;                 // column label: policy file stem or governor name
   std::optional<Governor> governor;  // set for kernel baselines and "none"
   std::optional<config::PolicyDocument> policy;
+  KernelVersion kernel = KernelVersion::v6_1;  // the governor's core and rules
 };
 
 struct CompareCell {

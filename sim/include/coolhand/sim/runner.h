@@ -40,9 +40,10 @@ class Controller {
 };
 
 // A kernel governor on every zone of the model's firmware description
-// (Governor::none: no zone ever throttles).
-[[nodiscard]] std::unique_ptr<Controller> make_governor_controller(const ModelSpec& model,
-                                                                   Governor governor);
+// (Governor::none: no zone ever throttles), with `kernel`'s core and
+// governor rules (kernel_thermal.h).
+[[nodiscard]] std::unique_ptr<Controller> make_governor_controller(
+    const ModelSpec& model, Governor governor, KernelVersion kernel = KernelVersion::v6_1);
 
 // The coolhand policy through the shared control loop coolhandd runs
 // (policy_loop.h), with the model's sensors reporting like the coolhand

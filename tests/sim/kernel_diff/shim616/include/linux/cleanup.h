@@ -1,0 +1,1 @@
+/* empty: see ../shim/kshim.h and kshim.h */

@@ -1,0 +1,1 @@
+/* empty: tracepoints are no-ops, see ../shim/kshim.h */
