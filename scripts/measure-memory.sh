@@ -22,8 +22,14 @@
 # prints memory.usage_in_bytes and memory.stat's rss and cache: the v1
 # counterparts, labelled as v1.
 #
+# RECORDS=N sets the policy's daemon.recorder.records (the flight
+# recorder's ring, 32-byte records; unset: the default, 262144 = 8 MiB).
+# Two runs of one binary that differ only in RECORDS show what the ring's
+# size costs (docs/benchmarks.md, "Flight recorder").
+#
 # Usage: scripts/measure-memory.sh [BUILD_DIR]    (default: build)
 #   MINUTES=10 RELOADS=10 scripts/measure-memory.sh build
+#   MINUTES=1 RELOADS=2 RECORDS=1024 scripts/measure-memory.sh build
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -70,6 +76,10 @@ controllers:
       - {up_c: 45, down_c: 43, level: 1}
       - {up_c: 48, down_c: 46, level: 2}
 EOF
+if [ -n "${RECORDS:-}" ]; then
+  printf 'daemon:\n  recorder:\n    records: %s\n' "$RECORDS" >>"$BASE/policy.yaml"
+  echo "policy: daemon.recorder.records $RECORDS"
+fi
 
 # ---- the malloc_trim shim: a no-op that says once that it ran
 cat >"$BASE/notrim.c" <<'EOF'

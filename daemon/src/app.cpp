@@ -13,6 +13,7 @@
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -132,6 +133,7 @@ class App final : public KernelHooks {
   void stop();
   void restore_everything();
   void dump(const std::string& reason);
+  void resize_recorder(std::size_t records);  // a reload's daemon.recorder.records
   void note_dropped(std::uint16_t source, const NetlinkCounters& c, std::uint64_t& seen);
 
   Options o_;                           // config is set by detection when empty
@@ -301,6 +303,28 @@ void App::stop() {
   loop_->exit(0);
 }
 
+// -- flight recorder (issue 11)
+// A reload's daemon.recorder.records: the ring is re-allocated at the new
+// size, keeping the newest records (recorder::Ring::resize). When the pages
+// cannot be had, the old ring stays and recording goes on.
+void App::resize_recorder(std::size_t records) {
+  recorder::Ring& ring = recorder_->ring();
+  const std::size_t before = ring.capacity();
+  if (records == before) return;
+  const std::uint64_t lost_before = ring.lost();
+  try {
+    ring.resize(records);
+  } catch (const std::bad_alloc&) {
+    log_.warning("flight recorder: cannot allocate {} records; keeping the ring of {}", records,
+                 before);
+    return;
+  }
+  log_.info("flight recorder: ring resized from {} to {} records ({} KiB); {} kept, {} more lost",
+            before, ring.capacity(), ring.capacity() * recorder::kRecordSize / 1024, ring.size(),
+            ring.lost() - lost_before);
+}
+// -- end flight recorder
+
 // SIGHUP and D-Bus Reload().
 Status App::reload() {
   sd_notify(0, "RELOADING=1");
@@ -317,15 +341,14 @@ Status App::reload() {
     }
   }
   if (d) {
-    if (d->daemon.recorder_records != recorder_->ring().capacity()) {
-      log_.info("daemon.recorder.records: the new size takes effect at the next start");
-    }
     policy::PolicySpec spec = d->spec;
+    const std::size_t records = d->daemon.recorder_records;
     if (auto s = rt_->reload(std::move(*d), monotonic_now(), hash); !s) {
       log_.error("reload rejected, keeping the running policy: {}", s.error().to_string());
       result = s.error();
     } else {
       recorder_->set_policy(std::move(text), spec);
+      resize_recorder(records);
     }
   } else {
     log_.error("reload rejected, keeping the running policy");

@@ -1,15 +1,65 @@
-// Ring: allocation and ordered copies (rules in ring.h).
+// Ring: page-exact allocation, resizing and ordered copies (rules in ring.h).
+//
+// The only system calls in recorder/ are here, at allocation: mmap and
+// munmap of the records' own pages. put() makes none.
 #include "coolhand/recorder/ring.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <new>
 
 namespace coolhand::recorder {
 
+namespace {
+
+std::size_t page_size() {
+  const long p = ::sysconf(_SC_PAGESIZE);
+  return p > 0 ? static_cast<std::size_t>(p) : std::size_t{4096};
+}
+
+std::size_t mapping_bytes(std::size_t capacity) {
+  const std::size_t page = page_size();
+  return (capacity * kRecordSize + page - 1) / page * page;
+}
+
+// An anonymous private mapping of `bytes`, populated: MAP_POPULATE write-
+// faults every page of a private writable mapping now (zero-filled), so the
+// ring's memory is resident and dirty from the start and put() never
+// faults a fresh page in.
+Record* map_records(std::size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<Record*>(p);
+}
+
+}  // namespace
+
 Ring::Ring(std::size_t capacity) : capacity_(std::clamp(capacity, kMinCapacity, kMaxCapacity)) {
-  // new Record[n]() value-initialises: every page is touched now, at start,
-  // so recording never faults a fresh page in later (Private_Dirty is the
-  // ring's full size from the start, not growing with use).
-  slots_ = std::make_unique<Record[]>(capacity_);  // NOLINT(*-avoid-c-arrays)
+  mapped_ = mapping_bytes(capacity_);
+  slots_ = map_records(mapped_);
+}
+
+Ring::~Ring() {
+  if (slots_ != nullptr) ::munmap(slots_, mapped_);
+}
+
+void Ring::resize(std::size_t capacity) {
+  capacity = std::clamp(capacity, kMinCapacity, kMaxCapacity);
+  if (capacity == capacity_) return;
+  const std::size_t bytes = mapping_bytes(capacity);
+  Record* slots = map_records(bytes);
+  const std::size_t keep = std::min(size(), capacity);
+  const std::uint64_t from = total_ - keep;
+  for (std::uint64_t seq = from; seq < total_; ++seq) slots[seq % capacity] = at(seq);
+  ::munmap(slots_, mapped_);
+  slots_ = slots;
+  mapped_ = bytes;
+  capacity_ = capacity;
+  pos_ = static_cast<std::size_t>(total_ % capacity_);
+  floor_ = from;
 }
 
 std::size_t Ring::copy_since(std::uint64_t from, std::span<Record> out) const {

@@ -280,4 +280,67 @@ TEST_F(RecordEndToEnd, ASlowFollowerLosesRecordsAndIsToldButNeverStallsTheDaemon
   EXPECT_EQ(status()["devices"][0]["level"], 2);
 }
 
+// A reload that changes daemon.recorder.records resizes the ring: the
+// newest records stay, everything dropped counts as lost, and growing
+// brings nothing lost back.
+TEST_F(RecordEndToEnd, ReloadResizesTheRingKeepingTheNewestRecords) {
+  REQUIRE_ROOT();  // SetProfile, to make records quickly, needs root
+  const auto with_ring = [](std::size_t records) {
+    return std::string(kPolicy) + "daemon:\n  recorder:\n    records: " + std::to_string(records) +
+           "\n";
+  };
+  write_policy(with_ring(4096));
+  start_daemon();
+  ASSERT_TRUE(wait_until([&] { return fan() == 1; }, 3s)) << daemon_log();
+  auto conn = sdbus::createSystemBusConnection();
+  auto proxy = sdbus::createProxy(*conn, "org.coolhand.Thermal1", "/org/coolhand/Thermal1");
+  for (int i = 0; i < 1200; ++i) {  // at least one record each
+    proxy->callMethod("SetProfile")
+        .onInterface("org.coolhand.Thermal1")
+        .withArguments(std::string(i % 2 ? "" : "quiet"));
+  }
+  const auto dump = [&](const std::string& name) {
+    const fs::path out = open_dir("out") / name;
+    const CtlRun r = ctl({"record", "--output", out.string()}, true);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return read_ok(out);
+  };
+
+  write_policy(with_ring(1024));
+  ASSERT_EQ(::kill(daemon_->pid(), SIGHUP), 0);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return daemon_log().find("ring resized from 4096 to 1024 records") != std::string::npos;
+      },
+      3s))
+      << daemon_log();
+  const rec::Recording small = dump("small.chrec");
+  EXPECT_EQ(small.capacity, 1024u);
+  EXPECT_EQ(small.records.size(), 1024u);
+  EXPECT_GT(small.total, 1200u);
+  EXPECT_EQ(small.lost, small.total - 1024);
+  // The newest survived: the reload's own record and the dump's are in.
+  EXPECT_EQ(count(small, rec::Kind::reload), 1u);
+  EXPECT_EQ(small.records.back().kind, static_cast<std::uint16_t>(rec::Kind::dump));
+
+  write_policy(with_ring(65536));
+  ASSERT_EQ(::kill(daemon_->pid(), SIGHUP), 0);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return daemon_log().find("ring resized from 1024 to 65536 records") != std::string::npos;
+      },
+      3s))
+      << daemon_log();
+  const rec::Recording big = dump("big.chrec");
+  EXPECT_EQ(big.capacity, 65536u);
+  // Far from full, yet what was lost stays lost (and what the small ring
+  // overwrote between the two dumps too); nothing else is.
+  EXPECT_LT(big.total, 65536u);
+  EXPECT_GE(big.lost, small.lost);
+  EXPECT_EQ(big.records.size() + big.lost, big.total);
+  EXPECT_EQ(count(big, rec::Kind::reload), 2u);
+  EXPECT_EQ(count(big, rec::Kind::dump), 2u);
+  EXPECT_NE(daemon_log().find("more lost"), std::string::npos);
+}
+
 }  // namespace

@@ -75,5 +75,71 @@ TEST(Ring, PutStoresEveryField) {
   EXPECT_EQ(x.d, 4000);
 }
 
+TEST(Ring, MapsWholePagesOfItsOwn) {
+  const Ring r(262144);
+  EXPECT_EQ(r.mapped_bytes(), 262144u * kRecordSize);  // 8 MiB: no extra page
+  const Ring small(Ring::kMinCapacity);
+  EXPECT_EQ(small.mapped_bytes() % 4096, 0u);
+  EXPECT_GE(small.mapped_bytes(), Ring::kMinCapacity * kRecordSize);
+}
+
+TEST(Ring, ShrinkKeepsTheNewestAndCountsTheRestLost) {
+  Ring r(64);
+  r.set_time(7);
+  for (int i = 0; i < 40; ++i) r.put(Kind::call_tick, 0, 0, i);
+  r.resize(16);
+  EXPECT_EQ(r.capacity(), 16u);
+  EXPECT_EQ(r.total(), 40u);
+  EXPECT_EQ(r.size(), 16u);
+  EXPECT_EQ(r.lost(), 24u);
+  EXPECT_EQ(r.first(), 24u);
+  EXPECT_EQ(r.time(), 7u);
+  for (std::uint64_t s = r.first(); s < r.total(); ++s) {
+    EXPECT_EQ(r.at(s).b, static_cast<std::int64_t>(s));
+  }
+  // Recording carries on: sequence numbers continue, the oldest go.
+  for (int i = 40; i < 45; ++i) r.put(Kind::call_tick, 0, 0, i);
+  EXPECT_EQ(r.first(), 29u);
+  EXPECT_EQ(r.lost(), 29u);
+  for (std::uint64_t s = r.first(); s < r.total(); ++s) {
+    EXPECT_EQ(r.at(s).b, static_cast<std::int64_t>(s));
+  }
+}
+
+TEST(Ring, GrowBringsNothingLostBack) {
+  Ring r(16);
+  for (int i = 0; i < 40; ++i) r.put(Kind::call_tick, 0, 0, i);
+  r.resize(64);
+  EXPECT_EQ(r.capacity(), 64u);
+  EXPECT_EQ(r.size(), 16u);  // not 40: records 0..23 were overwritten
+  EXPECT_EQ(r.lost(), 24u);
+  EXPECT_EQ(r.first(), 24u);
+  for (int i = 40; i < 80; ++i) r.put(Kind::call_tick, 0, 0, i);
+  EXPECT_EQ(r.size(), 56u);  // room to spare: nothing more lost
+  EXPECT_EQ(r.lost(), 24u);
+  for (int i = 80; i < 100; ++i) r.put(Kind::call_tick, 0, 0, i);
+  EXPECT_EQ(r.size(), 64u);
+  EXPECT_EQ(r.lost(), 36u);
+  std::array<Record, 64> out{};
+  ASSERT_EQ(r.copy_since(0, out), 64u);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i].b, static_cast<std::int64_t>(36 + i));
+  }
+}
+
+TEST(Ring, ResizeOfAnEmptyRingAndToTheSameSize) {
+  Ring r(16);
+  r.resize(32);
+  EXPECT_EQ(r.size(), 0u);
+  EXPECT_EQ(r.lost(), 0u);
+  r.put(Kind::call_tick, 0, 0, 5);
+  r.resize(32);
+  EXPECT_EQ(r.size(), 1u);
+  EXPECT_EQ(r.at(0).b, 5);
+  r.resize(1);  // clamped like the constructor's
+  EXPECT_EQ(r.capacity(), Ring::kMinCapacity);
+  EXPECT_EQ(r.at(0).b, 5);
+}
+
 }  // namespace
 }  // namespace coolhand::recorder

@@ -1,14 +1,24 @@
 // Ring: the flight recorder's preallocated ring of fixed-size records.
 //
 // Rules:
-// - The ring is allocated once, in the constructor (capacity records of 32
-//   bytes). put() writes one record in place: no allocation, no lock, no
-//   system call, no clock read. It is meant for one thread (coolhandd's
-//   event loop); nothing here is synchronised.
+// - The ring is allocated in the constructor (capacity records of 32 bytes)
+//   and again only by resize(). put() writes one record in place: no
+//   allocation, no lock, no system call, no clock read. It is meant for one
+//   thread (coolhandd's event loop); nothing here is synchronised.
+// - Memory: the records are an anonymous mmap of their own, exactly
+//   capacity * 32 bytes rounded up to whole pages (the default 262144
+//   records are 8 MiB, a whole number of pages), populated at allocation.
+//   Nothing else shares those pages (no malloc header, no other object), so
+//   the ring adds its own size to the process's Private_Dirty, no more, and
+//   recording never faults a fresh page in later.
 // - When the ring is full the oldest record is overwritten and counted in
 //   lost(). total() counts every record ever put; the record with sequence
 //   number s (0-based, s < total()) is still in the ring iff
-//   s >= total() - size().
+//   first() <= s < total().
+// - resize() (a policy reload with another daemon.recorder.records) keeps
+//   the newest records that fit in the new capacity; every record it drops,
+//   and every record already lost before, stays counted in lost(). Growing
+//   brings nothing lost back: first() does not move back.
 // - Timestamps: every record carries the ring's current time in ns. The
 //   caller sets it with set_time() (coolhandd: CLOCK_MONOTONIC once per
 //   event it handles; the simulator: its virtual clock). Time never goes
@@ -18,7 +28,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 
 #include "coolhand/recorder/record.h"
@@ -31,9 +40,18 @@ class Ring {
   static constexpr std::size_t kMinCapacity = 16;
   static constexpr std::size_t kMaxCapacity = std::size_t{1} << 24;  // 512 MiB of records
 
+  // `capacity` is clamped to [kMinCapacity, kMaxCapacity]. Throws
+  // std::bad_alloc when the pages cannot be mapped.
   explicit Ring(std::size_t capacity);
+  ~Ring();
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
+
+  // A new capacity (clamped like the constructor's), keeping the newest
+  // records that fit; total(), time() and sequence numbers carry on. The
+  // new pages are mapped before the old ones are released: on failure
+  // (std::bad_alloc) the ring is unchanged. Never call it while recording.
+  void resize(std::size_t capacity);
 
   void set_time(std::uint64_t now_ns) {
     if (now_ns > now_ns_) now_ns_ = now_ns;
@@ -57,9 +75,13 @@ class Ring {
 
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
   [[nodiscard]] std::uint64_t total() const { return total_; }
+  // Records held: those put since the last resize kept, up to capacity.
   [[nodiscard]] std::size_t size() const {
-    return total_ < capacity_ ? static_cast<std::size_t>(total_) : capacity_;
+    const std::uint64_t since = total_ - floor_;
+    return since < capacity_ ? static_cast<std::size_t>(since) : capacity_;
   }
+  // Bytes mapped for the records (capacity * 32 rounded up to pages).
+  [[nodiscard]] std::size_t mapped_bytes() const { return mapped_; }
   [[nodiscard]] std::uint64_t lost() const { return total_ - size(); }
 
   // Copy records with sequence numbers >= `from` (oldest first) into `out`,
@@ -75,10 +97,14 @@ class Ring {
   }
 
  private:
-  std::unique_ptr<Record[]> slots_;  // NOLINT(*-avoid-c-arrays): one allocation, no init loop
+  Record* slots_ = nullptr;  // capacity_ records in a mapping of mapped_ bytes
+  std::size_t mapped_ = 0;
   std::size_t capacity_ = 0;
-  std::size_t pos_ = 0;  // next slot to write
+  std::size_t pos_ = 0;  // next slot to write: total_ % capacity_
   std::uint64_t total_ = 0;
+  // Sequence number of the oldest record kept by the last resize (0 before
+  // any): records older than it are gone even when the ring has room.
+  std::uint64_t floor_ = 0;
   std::uint64_t now_ns_ = 0;
 };
 
