@@ -316,6 +316,7 @@ int cmd_bound(const BoundArgs& a) {
       workload.name(), spec.name, r.steps, spec.time_step.count(), r.lowest_peak_skin_c, r.limit_c,
       r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
       r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s);
+  if (r.fan_relaxation) std::cout << "  " << fan_relaxation_note(r) << "\n";
   return 0;
 }
 
