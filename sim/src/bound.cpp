@@ -8,8 +8,6 @@
 //   5. the coarse schedule replayed at every model step: its peak skin.
 #include "coolhand/sim/bound.h"
 
-#include "bound_fan.h"
-
 #include <glpk.h>
 
 #include <Eigen/Dense>
@@ -17,6 +15,8 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+
+#include "bound_fan.h"
 
 namespace coolhand::sim {
 

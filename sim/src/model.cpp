@@ -136,9 +136,9 @@ struct ThermalModel::Impl {
   std::vector<std::size_t> fans;
   std::vector<std::size_t> fan_stride;
   std::vector<std::unique_ptr<Discrete>> configs;
-  std::size_t config = 0;      // the current fan configuration
+  std::size_t config = 0;         // the current fan configuration
   const Discrete* cur = nullptr;  // its step at the spec's time step
-  Discrete other;              // cache for the last other dt (in configuration other_config)
+  Discrete other;                 // cache for the last other dt (in configuration other_config)
   std::size_t other_config = 0;
   Eigen::VectorXd z;     // [x; u]: node temperatures, then node powers and ambient
   Eigen::VectorXd next;  // node temperatures after the step, and one padding value

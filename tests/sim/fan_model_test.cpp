@@ -111,13 +111,13 @@ TEST(FanModelTest, BadCoolingIsRejectedWithItsPosition) {
             "(deeper levels cool more; level 0 is the quietest)");
   EXPECT_EQ(error_of(head + "    cooling: [{node: b, to_ambient_w_per_k: [0, 1]}]\n"),
             "bad.yaml:9:22: no node named 'b'");
-  EXPECT_EQ(error_of(head + "    cooling: []\n"), "bad.yaml:9:14: cooling: expected a non-empty list");
+  EXPECT_EQ(error_of(head + "    cooling: []\n"),
+            "bad.yaml:9:14: cooling: expected a non-empty list");
   EXPECT_EQ(error_of(head + "    cooling: [{node: a, to_ambient: [0, 1]}]\n"),
             "bad.yaml:9:25: cooling: unknown key 'to_ambient' (did you mean "
             "'to_ambient_w_per_k'?)");
-  EXPECT_EQ(error_of(head +
-                     "    cooling: [{node: a, to_ambient_w_per_k: [0, 1]}, "
-                     "{node: a, to_ambient_w_per_k: [0, 2]}]\n"),
+  EXPECT_EQ(error_of(head + "    cooling: [{node: a, to_ambient_w_per_k: [0, 1]}, "
+                            "{node: a, to_ambient_w_per_k: [0, 2]}]\n"),
             "bad.yaml:9:61: cooling: node 'a' listed twice");
   EXPECT_EQ(error_of(head + "    cooling: [{node: a, to_ambient_w_per_k: [0, 1]}]\n"
                             "    default_demand: 2\n"),
@@ -142,8 +142,8 @@ TEST(FanModelTest, FanWithDefaultDemandNeedsNoWorkloadColumn) {
 // airflow warms it and the credit is needed).
 void check_relaxation(const std::string& initial_c, const std::string& ambient_c) {
   const ModelSpec spec = parse_ok(one_node_yaml(initial_c));
-  auto t = parse_csv("time_s,cpu,ambient_c\n0,1," + ambient_c + "\n300,1," + ambient_c + "\n",
-                     "w.csv");
+  auto t =
+      parse_csv("time_s,cpu,ambient_c\n0,1," + ambient_c + "\n300,1," + ambient_c + "\n", "w.csv");
   auto bound_w = Workload::bind(std::get<CsvTable>(t), spec);
   const Workload w = std::get<Workload>(bound_w);
   BoundOptions o;
@@ -167,7 +167,8 @@ void check_relaxation(const std::string& initial_c, const std::string& ambient_c
         peak = std::max(peak, m.max_skin_c());
         m.step();
       }
-      const double perf = (spec.devices[0].performance[cpu] + 0.5 * spec.devices[1].performance[fan]) / 1.5;
+      const double perf =
+          (spec.devices[0].performance[cpu] + 0.5 * spec.devices[1].performance[fan]) / 1.5;
       EXPECT_LE(b.lowest_peak_skin_c, peak + 1e-9) << "cpu " << cpu << " fan " << fan;
       if (peak <= o.limit_c) {
         ++holding;
@@ -177,7 +178,9 @@ void check_relaxation(const std::string& initial_c, const std::string& ambient_c
   EXPECT_GT(holding, 0);
 }
 
-TEST(FanBoundTest, RelaxationBoundsEveryFixedScheduleAboveAmbient) { check_relaxation("25", "25"); }
+TEST(FanBoundTest, RelaxationBoundsEveryFixedScheduleAboveAmbient) {
+  check_relaxation("25", "25");
+}
 
 TEST(FanBoundTest, RelaxationBoundsEveryFixedScheduleBelowAHotAmbient) {
   check_relaxation("25", "40");
@@ -202,8 +205,8 @@ TEST(ShippedModelsTest, EachLoadsAndRunsItsPortedPolicy) {
     ASSERT_TRUE(std::holds_alternative<std::unique_ptr<Controller>>(ctl))
         << std::get<std::string>(ctl);
     ThermalModel model(m);
-    const auto r = run(model, std::get<Workload>(w),
-                       *std::get<std::unique_ptr<Controller>>(ctl), RunOptions{false});
+    const auto r = run(model, std::get<Workload>(w), *std::get<std::unique_ptr<Controller>>(ctl),
+                       RunOptions{false});
     EXPECT_EQ(r.metrics.steps, 18000U);
     EXPECT_LE(r.metrics.max_skin_c, m.skin_limit_c + 0.5);
     if (std::string(name) == "gaming-7") {

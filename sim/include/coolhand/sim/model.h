@@ -86,10 +86,10 @@ struct CoolingEffect {
 
 struct DeviceModelSpec {
   std::string name;
-  double idle_w = 0.0;              // dissipated at any level while the device is on
-  std::vector<double> power_w;      // power at full demand per level (level 0 first), >= 0
-  std::vector<double> performance;  // work rate per level in [0,1], same length as power_w
-  std::vector<HeatShare> heat;      // where the heat goes (empty: into the exhaust air)
+  double idle_w = 0.0;                 // dissipated at any level while the device is on
+  std::vector<double> power_w;         // power at full demand per level (level 0 first), >= 0
+  std::vector<double> performance;     // work rate per level in [0,1], same length as power_w
+  std::vector<HeatShare> heat;         // where the heat goes (empty: into the exhaust air)
   std::vector<CoolingEffect> cooling;  // conductances the level sets (fans); usually empty
   // Demand when a workload has no column for the device (a fan is always
   // "demanded": its noise cost counts at every step). Unset: a column is
