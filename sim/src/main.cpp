@@ -305,8 +305,9 @@ int cmd_bound(const BoundArgs& a) {
   if (!r.feasible)
     throw Failure(fmt::format(
         "bound: {}: no schedule keeps the skin at or below {:.2f} °C: the lowest peak skin any "
-        "schedule reaches is {:.2f} °C (every device at its lowest-power level throughout)",
-        workload.name(), r.limit_c, r.lowest_peak_skin_c));
+        "schedule reaches is {:.2f} °C (every device at its lowest-power level throughout){}",
+        workload.name(), r.limit_c, r.lowest_peak_skin_c,
+        r.fan_relaxation ? "; " + fan_relaxation_note(r) : ""));
   std::cout << fmt::format(
       "{} on {} ({} steps of {} ms):\n"
       "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest power)\n"
