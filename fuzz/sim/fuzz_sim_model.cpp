@@ -22,10 +22,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& n : m.nodes)
     if (!(n.capacity_j_per_k > 0) || !(n.to_ambient_w_per_k >= 0)) __builtin_trap();
   for (const auto& d : m.devices) {
-    if (d.power_w.size() < 2 || d.performance.size() != d.power_w.size() || d.heat.empty())
+    // Only a cooling device (a fan) may leave its heat out.
+    if (d.power_w.size() < 2 || d.performance.size() != d.power_w.size() ||
+        (d.heat.empty() && d.cooling.empty()))
       __builtin_trap();
     for (double p : d.performance)
       if (!(p >= 0 && p <= 1)) __builtin_trap();
+    // A fan's conductances: one per level, >= 0, not decreasing.
+    for (const auto& c : d.cooling) {
+      if (c.to_ambient_w_per_k.size() != d.power_w.size()) __builtin_trap();
+      for (std::size_t l = 0; l < c.to_ambient_w_per_k.size(); ++l)
+        if (!(c.to_ambient_w_per_k[l] >= 0) ||
+            (l > 0 && c.to_ambient_w_per_k[l] < c.to_ambient_w_per_k[l - 1]))
+          __builtin_trap();
+    }
+    if (d.default_demand && !(*d.default_demand >= 0 && *d.default_demand <= 1)) __builtin_trap();
   }
   return 0;
 }

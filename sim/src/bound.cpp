@@ -16,6 +16,8 @@
 #include <cmath>
 #include <memory>
 
+#include "bound_fan.h"
+
 namespace coolhand::sim {
 
 namespace {
@@ -80,6 +82,7 @@ struct Inputs {
   std::vector<double> ambient_c;     // per segment
   std::vector<double> weight;        // per device
   double total_weighted_demand = 0;  // sum_d w_d sum_k demand_d(k)
+  detail::FanCredit fan_credit;      // models with fans: bound_fan.h
 };
 
 Inputs replay_inputs(const ModelSpec& spec, Workload workload) {
@@ -114,6 +117,7 @@ void forward(const Linear& lin, const Inputs& in, std::uint64_t per_decision, Po
   Eigen::VectorXd t = lin.t0;
   Eigen::VectorXd next(t.size());
   std::size_t seg = 0;
+  std::size_t credit_cursor = 0;
   for (std::uint64_t k = 0; k < in.steps; ++k) {
     while (seg + 1 < in.first.size() && in.first[seg + 1] <= k) ++seg;
     visit(k, t);
@@ -123,6 +127,7 @@ void forward(const Linear& lin, const Inputs& in, std::uint64_t per_decision, Po
       const double w = in.demand[seg * lin.devices + d] * p(d, k / per_decision);
       if (w != 0.0) next += w * lin.h.col(static_cast<Eigen::Index>(d));
     }
+    in.fan_credit.subtract(k, credit_cursor, next.data());
     t.swap(next);
   }
 }
@@ -256,6 +261,7 @@ class CoarseLp {
     Eigen::MatrixXd ad_block = Eigen::MatrixXd::Identity(n, n);
     std::uint64_t ad_block_len = 0;
     std::size_t seg = 0;
+    std::size_t credit_cursor = 0;
     for (std::uint64_t b = 0; b < blocks_; ++b) {
       const std::uint64_t first = b * m_;
       const std::uint64_t end = std::min(in_.steps, first + m_);
@@ -267,6 +273,7 @@ class CoarseLp {
       for (std::uint64_t k = first; k < end; ++k) {
         while (seg + 1 < in_.first.size() && in_.first[seg + 1] <= k) ++seg;
         c = lin_.ad * c + lin_.idle_in + lin_.ba * in_.ambient_c[seg];
+        in_.fan_credit.subtract(k, credit_cursor, c.data());
         g = lin_.ad * g;
         for (std::size_t d = 0; d < nd; ++d) {
           const double u = in_.demand[seg * nd + d];
@@ -361,14 +368,23 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   const auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  const Linear lin = linearise(model);
+  // A model with fans is bounded through its relaxation (bound_fan.cpp).
+  const bool fans = std::any_of(model.devices.begin(), model.devices.end(),
+                                [](const auto& d) { return !d.cooling.empty(); });
+  const Linear lin = linearise(fans ? detail::relax_fans(model) : model);
   if ((lin.ad.array() < -1e-12).any() || (lin.h.array() < -1e-12).any())
     return std::string(
         "the model's step matrix has negative entries; the bound needs a "
         "monotone RC model");
-  const Inputs in = replay_inputs(model, workload);
+  Inputs in = replay_inputs(model, workload);
   if (in.steps == 0) return std::string("the workload is 0 s long");
   BoundResult r;
+  if (fans) {
+    auto credit = detail::fan_credit(model, in.steps, in.first, in.demand, in.ambient_c);
+    if (auto* e = std::get_if<std::string>(&credit)) return *e;
+    in.fan_credit = std::move(std::get<detail::FanCredit>(credit));
+    r.fan_relaxation = FanRelaxation{in.fan_credit.steps.size(), in.fan_credit.max_c};
+  }
   r.limit_c = options.limit_c;
   r.steps = in.steps;
 

@@ -77,6 +77,7 @@ std::string bound_lines(const CompareResult& r, const char* bullet) {
           "{}bound {}: no schedule keeps max skin <= {:.1f} °C; the lowest peak skin any schedule "
           "reaches is {:.2f} °C\n",
           bullet, r.scenarios[s], b->limit_c, b->lowest_peak_skin_c);
+    if (b->fan_relaxation) out += fmt::format("{}  {}\n", bullet, fan_relaxation_note(*b));
   }
   return out;
 }

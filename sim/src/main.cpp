@@ -311,8 +311,9 @@ int cmd_bound(const BoundArgs& a) {
   if (!r.feasible)
     throw Failure(fmt::format(
         "bound: {}: no schedule keeps the skin at or below {:.2f} °C: the lowest peak skin any "
-        "schedule reaches is {:.2f} °C (every device at its lowest-power level throughout)",
-        workload.name(), r.limit_c, r.lowest_peak_skin_c));
+        "schedule reaches is {:.2f} °C (every device at its lowest-power level throughout){}",
+        workload.name(), r.limit_c, r.lowest_peak_skin_c,
+        r.fan_relaxation ? "; " + fan_relaxation_note(r) : ""));
   std::cout << fmt::format(
       "{} on {} ({} steps of {} ms):\n"
       "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest power)\n"
@@ -322,6 +323,7 @@ int cmd_bound(const BoundArgs& a) {
       workload.name(), spec.name, r.steps, spec.time_step.count(), r.lowest_peak_skin_c, r.limit_c,
       r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
       r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s);
+  if (r.fan_relaxation) std::cout << "  " << fan_relaxation_note(r) << "\n";
   return 0;
 }
 

@@ -81,6 +81,7 @@ bool paired_product_of(const PairedMatrix& m, const Eigen::VectorXd& z, std::siz
 
 struct Discrete {
   Millis dt{0};
+  Eigen::VectorXd g;  // conductance of each node to ambient in this fan configuration, W/K
   Eigen::MatrixXd ad;
   Eigen::MatrixXd bd;
   Eigen::MatrixXd adbd;  // [Ad Bd], applied to [x; u] in one product
@@ -127,11 +128,18 @@ struct ThermalModel::Impl {
   ModelSpec spec;
   std::size_t n = 0;
   Eigen::VectorXd capacity;
-  Eigen::VectorXd g_amb;
-  Eigen::MatrixXd a;
-  Eigen::MatrixXd b;
-  Discrete base;
-  Discrete other;        // cache for the last non-base dt
+  Eigen::VectorXd g_amb;  // the nodes' own conductances to ambient (no fan)
+  Eigen::MatrixXd lap;    // conductance Laplacian between nodes
+  // Fan configurations: the devices with `cooling`, the stride of each in
+  // the configuration index (mixed radix over their levels), and each
+  // configuration's step, made the first time it is used.
+  std::vector<std::size_t> fans;
+  std::vector<std::size_t> fan_stride;
+  std::vector<std::unique_ptr<Discrete>> configs;
+  std::size_t config = 0;         // the current fan configuration
+  const Discrete* cur = nullptr;  // its step at the spec's time step
+  Discrete other;                 // cache for the last other dt (in configuration other_config)
+  std::size_t other_config = 0;
   Eigen::VectorXd z;     // [x; u]: node temperatures, then node powers and ambient
   Eigen::VectorXd next;  // node temperatures after the step, and one padding value
   std::vector<std::vector<HeatTarget>> heat;  // per device
@@ -158,8 +166,7 @@ struct ThermalModel::Impl {
     };
     capacity.resize(static_cast<Eigen::Index>(n));
     g_amb.resize(static_cast<Eigen::Index>(n));
-    Eigen::MatrixXd lap =
-        Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+    lap = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
     for (std::size_t i = 0; i < n; ++i) {
       capacity(static_cast<Eigen::Index>(i)) = spec.nodes[i].capacity_j_per_k;
       g_amb(static_cast<Eigen::Index>(i)) = spec.nodes[i].to_ambient_w_per_k;
@@ -173,12 +180,16 @@ struct ThermalModel::Impl {
       lap(j, i) -= l.w_per_k;
     }
     const auto ni = static_cast<Eigen::Index>(n);
-    const Eigen::VectorXd cinv = capacity.cwiseInverse();
-    a = -(cinv.asDiagonal() * (lap + Eigen::MatrixXd(g_amb.asDiagonal())));
-    b = Eigen::MatrixXd::Zero(ni, ni + 1);
-    b.block(0, 0, ni, ni) = cinv.asDiagonal();
-    b.col(ni) = cinv.cwiseProduct(g_amb);
-    base = discretise(a, b, spec.time_step);
+    std::size_t configurations = 1;
+    for (std::size_t d = 0; d < spec.devices.size(); ++d) {
+      if (spec.devices[d].cooling.empty()) continue;
+      fans.push_back(d);
+      fan_stride.push_back(configurations);
+      configurations *= spec.devices[d].power_w.size();
+    }
+    configs.resize(configurations);
+    configs[0] = std::make_unique<Discrete>(make_discrete(0, spec.time_step));
+    cur = configs[0].get();
 
     z = Eigen::VectorXd::Zero(2 * ni + 1);
     for (std::size_t i = 0; i < n; ++i)
@@ -209,6 +220,40 @@ struct ThermalModel::Impl {
     sample_sensors();
   }
 
+  // The continuous-time A, B of fan configuration `c` (model.h), discretised
+  // for steps of `dt`.
+  Discrete make_discrete(std::size_t c, Millis dt) const {
+    Eigen::VectorXd g = g_amb;
+    for (std::size_t f = 0; f < fans.size(); ++f) {
+      const auto& dev = spec.devices[fans[f]];
+      const std::size_t level = (c / fan_stride[f]) % dev.power_w.size();
+      for (const auto& e : dev.cooling)
+        for (std::size_t i = 0; i < n; ++i)
+          if (spec.nodes[i].name == e.node)
+            g(static_cast<Eigen::Index>(i)) += e.to_ambient_w_per_k[level];
+    }
+    const auto ni = static_cast<Eigen::Index>(n);
+    const Eigen::VectorXd cinv = capacity.cwiseInverse();
+    const Eigen::MatrixXd a = -(cinv.asDiagonal() * (lap + Eigen::MatrixXd(g.asDiagonal())));
+    Eigen::MatrixXd b = Eigen::MatrixXd::Zero(ni, ni + 1);
+    b.block(0, 0, ni, ni) = cinv.asDiagonal();
+    b.col(ni) = cinv.cwiseProduct(g);
+    Discrete d = discretise(a, b, dt);
+    d.g = std::move(g);
+    return d;
+  }
+
+  // Points `cur` at the step of the cooling devices' current levels.
+  void select_configuration() {
+    if (fans.empty()) return;
+    std::size_t c = 0;
+    for (std::size_t f = 0; f < fans.size(); ++f) c += levels[fans[f]] * fan_stride[f];
+    if (c == config) return;
+    if (!configs[c]) configs[c] = std::make_unique<Discrete>(make_discrete(c, spec.time_step));
+    config = c;
+    cur = configs[c].get();
+  }
+
   static double lag_alpha(const SensorModelSpec& s, Millis dt) {
     if (s.lag_s <= 0) return 1.0;
     return 1.0 - std::exp(-(dt.count() / 1000.0) / s.lag_s);
@@ -236,6 +281,7 @@ struct ThermalModel::Impl {
       for (const auto& h : heat[d]) u_at(h.node) += power[d] * h.share;
     }
     find_active_inputs();
+    select_configuration();
   }
 
   // Samples every sensor whose period has come round at `now`. Readings use
@@ -262,13 +308,13 @@ struct ThermalModel::Impl {
       const double secs = d.dt.count() / 1000.0;
       energy_in += u().head(static_cast<Eigen::Index>(n)).sum() * secs;
       const Eigen::VectorXd integral = d.sx * x() + d.su * u();
-      energy_out += g_amb.dot(integral) - g_amb.sum() * ambient() * secs;
+      energy_out += d.g.dot(integral) - d.g.sum() * ambient() * secs;
     }
     if (!paired_product_of(d.paired, z, n, active_inputs, next.data(),
                            std::make_index_sequence<kMaxPairs>{}))
       next.head(static_cast<Eigen::Index>(n)).noalias() = d.adbd * z;
     x() = next.head(static_cast<Eigen::Index>(n));
-    if (d.dt == base.dt) {
+    if (d.dt == spec.time_step) {
       for (auto& st : sensors)
         st.lagged += st.alpha * (z(static_cast<Eigen::Index>(st.node)) - st.lagged);
     } else {
@@ -341,17 +387,21 @@ void ThermalModel::set_demand(std::size_t device, double demand) {
 }
 
 void ThermalModel::step() {
-  impl_->advance(impl_->base);
+  impl_->advance(*impl_->cur);
 }
 
 void ThermalModel::step(Millis dt) {
+  auto& m = *impl_;
   if (dt.count() <= 0) return;
-  if (dt == impl_->base.dt) {
-    impl_->advance(impl_->base);
+  if (dt == m.spec.time_step) {
+    m.advance(*m.cur);
     return;
   }
-  if (impl_->other.dt != dt) impl_->other = discretise(impl_->a, impl_->b, dt);
-  impl_->advance(impl_->other);
+  if (m.other.dt != dt || m.other_config != m.config) {
+    m.other = m.make_discrete(m.config, dt);
+    m.other_config = m.config;
+  }
+  m.advance(m.other);
 }
 
 // Powers are recomputed only when some input changed: they are a function
@@ -394,7 +444,7 @@ double ThermalModel::node_c(std::size_t node) const {
   return impl_->z(static_cast<Eigen::Index>(node));
 }
 ThermalModel::StepMatrices ThermalModel::step_matrices() const {
-  const Discrete& d = impl_->base;
+  const Discrete& d = *impl_->cur;
   StepMatrices m;
   m.nodes = impl_->n;
   for (Eigen::Index i = 0; i < d.ad.rows(); ++i) {

@@ -70,8 +70,42 @@ LinkSpec parse_link(const YAML::Node& n) {
   return s;
 }
 
+// A fan's `cooling` list: per entry a node and one conductance to ambient
+// per level, not decreasing with the level (deeper levels cool more: level
+// 0 is the quietest, the policy engine's convention that deeper levels cost
+// performance and are taken when hotter).
+std::vector<CoolingEffect> parse_cooling(const YAML::Node& list, std::size_t levels) {
+  if (!list.IsSequence() || list.size() == 0) fail(list, "cooling: expected a non-empty list");
+  std::vector<CoolingEffect> out;
+  for (const auto& c : list) {
+    check_keys(c, {"node", "to_ambient_w_per_k"}, "cooling");
+    CoolingEffect e;
+    e.node = as_string(required(c, "node", "cooling"), "node");
+    for (const auto& o : out)
+      if (o.node == e.node) fail(c["node"], "cooling: node '" + e.node + "' listed twice");
+    const auto g = required(c, "to_ambient_w_per_k", "cooling");
+    e.to_ambient_w_per_k = as_doubles(g, "to_ambient_w_per_k");
+    if (e.to_ambient_w_per_k.size() != levels)
+      fail(g, "to_ambient_w_per_k: need one conductance per level: " +
+                  std::to_string(e.to_ambient_w_per_k.size()) + " given, power_w has " +
+                  std::to_string(levels));
+    for (std::size_t l = 0; l < levels; ++l) {
+      if (!(e.to_ambient_w_per_k[l] >= 0))
+        fail(g[l], "to_ambient_w_per_k: conductances must be >= 0");
+      if (l > 0 && e.to_ambient_w_per_k[l] < e.to_ambient_w_per_k[l - 1])
+        fail(g[l],
+             "to_ambient_w_per_k: conductances must not decrease with the level (deeper levels "
+             "cool more; level 0 is the quietest)");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 DeviceModelSpec parse_device(const YAML::Node& n) {
-  check_keys(n, {"name", "idle_w", "power_w", "performance", "heat", "weight", "energy_model"},
+  check_keys(n,
+             {"name", "idle_w", "power_w", "performance", "heat", "cooling", "default_demand",
+              "weight", "energy_model"},
              "device");
   DeviceModelSpec s;
   s.name = as_string(required(n, "name", "device"), "name");
@@ -94,6 +128,14 @@ DeviceModelSpec parse_device(const YAML::Node& n) {
     if (!(p >= 0 && p <= 1)) fail(n["performance"], "performance: values must be in [0,1]");
   if (n["weight"]) s.weight = non_negative(n["weight"], "weight");
   if (n["energy_model"]) s.energy_model = detail::as_bool(n["energy_model"], "energy_model");
+  if (n["cooling"]) s.cooling = parse_cooling(n["cooling"], s.power_w.size());
+  if (n["default_demand"]) {
+    const double d = as_double(n["default_demand"], "default_demand");
+    if (!(d >= 0 && d <= 1)) fail(n["default_demand"], "default_demand: must be in [0,1]");
+    s.default_demand = d;
+  }
+  // A fan's electrical power may leave with its exhaust air: no `heat`.
+  if (!n["heat"] && !s.cooling.empty()) return s;
   const auto heat = required(n, "heat", "device");
   if (!heat.IsSequence() || heat.size() == 0) fail(heat, "heat: expected a non-empty list");
   double total = 0;
@@ -221,6 +263,7 @@ ModelSpec parse_root(const YAML::Node& root) {
   if (m.nodes.empty()) fail(root["nodes"], "nodes: need at least one node");
 
   std::set<std::string> nodes, devices, sensors, zones;
+  std::size_t fan_configurations = 1;
   for (std::size_t i = 0; i < m.nodes.size(); ++i)
     check_unique(root["nodes"][i], nodes, m.nodes[i].name, "node");
   auto need_node = [&](const YAML::Node& at, const std::string& name) {
@@ -234,6 +277,15 @@ ModelSpec parse_root(const YAML::Node& root) {
     check_unique(root["devices"][i], devices, m.devices[i].name, "device");
     for (std::size_t h = 0; h < m.devices[i].heat.size(); ++h)
       need_node(root["devices"][i]["heat"][h]["node"], m.devices[i].heat[h].node);
+    for (std::size_t c = 0; c < m.devices[i].cooling.size(); ++c)
+      need_node(root["devices"][i]["cooling"][c]["node"], m.devices[i].cooling[c].node);
+    if (!m.devices[i].cooling.empty()) {
+      fan_configurations *= m.devices[i].power_w.size();
+      if (fan_configurations > kMaxFanConfigurations)
+        fail(root["devices"][i]["cooling"],
+             "cooling: the cooling devices' level counts multiply to more than " +
+                 std::to_string(kMaxFanConfigurations) + " fan configurations");
+    }
   }
   for (std::size_t i = 0; i < m.sensors.size(); ++i) {
     check_unique(root["sensors"][i], sensors, m.sensors[i].name, "sensor");

@@ -175,9 +175,11 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
   }
   // Every device needs a column: a device left out would silently sit at
   // zero demand and the run would look like a success.
+  // (A device with a default_demand, a fan, may be left out: it keeps that.)
   for (std::size_t d = 0; d < model.devices.size(); ++d)
-    if (std::find(w.column_device_.begin(), w.column_device_.end(), static_cast<int>(d)) ==
-        w.column_device_.end())
+    if (!model.devices[d].default_demand &&
+        std::find(w.column_device_.begin(), w.column_device_.end(), static_cast<int>(d)) ==
+            w.column_device_.end())
       return err(table.file, table.header_line,
                  "no column for device '" + model.devices[d].name + "' of model '" + model.name +
                      "' (give its demand in [0,1]; a column of 0 keeps it idle)");
@@ -213,6 +215,8 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
       return err(table.file, table.weights_line, "weights: no device named '" + name + "'");
   }
   w.demand_.assign(model.devices.size(), 0.0);
+  for (std::size_t d = 0; d < model.devices.size(); ++d)
+    w.demand_[d] = model.devices[d].default_demand.value_or(0.0);
   w.duration_ =
       policy::Time(static_cast<std::int64_t>(std::llround(table.times_s.back() * 1000.0)));
   w.table_ = std::move(table);

@@ -62,8 +62,20 @@ struct BoundOptions {
 // then solves in seconds on one core (docs/benchmarks.md has the figures).
 inline constexpr std::uint64_t kBoundMaxDecisionSteps = 360;
 
+// A model with cooling devices (fans) is bounded through a relaxation
+// (sim/src/bound_fan.cpp): every fan at its strongest cooling and lowest
+// power with its noise cost dropped, and a cooling credit on the steps where
+// a node may be below ambient (where more airflow warms it). The figures
+// are then an upper bound on performance and a lower bound on the lowest
+// peak skin (no longer exact), for every controller and fan schedule.
+struct FanRelaxation {
+  std::uint64_t credited_steps = 0;  // model steps with a below-ambient credit
+  double max_credit_c = 0;           // its largest value on one node in one step, °C
+};
+
 struct BoundResult {
   double limit_c = 0;
+  std::optional<FanRelaxation> fan_relaxation;  // set for models with fans
   // Lowest peak skin any schedule reaches: every device at its lowest-power
   // level throughout (exact at every 100 ms step, see above).
   double lowest_peak_skin_c = 0;
@@ -86,6 +98,10 @@ struct BoundResult {
   std::uint64_t constraints = 0;
   double solve_s = 0;  // wall time of the LP solve
 };
+
+// One line saying what the figures of a model with fans mean (above), for
+// `bound` and `compare --bound`; empty for a model without fans.
+[[nodiscard]] std::string fan_relaxation_note(const BoundResult& r);
 
 // Errors (a decision step that is no whole number of model steps, a solver
 // failure) come back as text. `workload` is copied and replayed from t = 0.

@@ -23,6 +23,15 @@
 // split over its nodes by `heat` shares (which sum to 1). It delivers
 // u * performance[l] units of work out of u demanded.
 //
+// Cooling devices (fans). A device with `cooling` entries adds, at level l,
+// cooling[i].to_ambient_w_per_k[l] to the conductance to ambient of the
+// entry's node, so g, A and B above depend on the levels of these devices.
+// The levels are held over a step like every input, so each step is still
+// the exact zero-order-hold step of a linear model: the one of the current
+// fan configuration (the levels of every cooling device). Each
+// configuration's Ad, Bd are computed the first time it is used and kept
+// (at most kMaxFanConfigurations).
+//
 // Sensors. A sensor reads its node through a first-order lag (time constant
 // lag, exact per step), adds its offset and seeded Gaussian noise (our own
 // Box-Muller over std::mt19937_64, so values are identical on every platform),
@@ -67,12 +76,25 @@ struct HeatShare {
   double share = 1.0;  // > 0; a device's shares sum to 1
 };
 
+// A device level that changes a node's conductance to ambient (a fan: more
+// airflow over a heatsink at deeper levels). The node's conductance to
+// ambient at a level is its own to_ambient_w_per_k plus this list's entry.
+struct CoolingEffect {
+  std::string node;
+  std::vector<double> to_ambient_w_per_k;  // per level (level 0 first), >= 0
+};
+
 struct DeviceModelSpec {
   std::string name;
-  double idle_w = 0.0;              // dissipated at any level while the device is on
-  std::vector<double> power_w;      // power at full demand per level (level 0 first), >= 0
-  std::vector<double> performance;  // work rate per level in [0,1], same length as power_w
-  std::vector<HeatShare> heat;      // where the heat goes
+  double idle_w = 0.0;                 // dissipated at any level while the device is on
+  std::vector<double> power_w;         // power at full demand per level (level 0 first), >= 0
+  std::vector<double> performance;     // work rate per level in [0,1], same length as power_w
+  std::vector<HeatShare> heat;         // where the heat goes (empty: into the exhaust air)
+  std::vector<CoolingEffect> cooling;  // conductances the level sets (fans); usually empty
+  // Demand when a workload has no column for the device (a fan is always
+  // "demanded": its noise cost counts at every step). Unset: a column is
+  // required.
+  std::optional<double> default_demand;
   double weight = 1.0;  // default weight in the performance metric (workloads may override)
   // The device's kernel cooling device implements the power-actor ops
   // (get_requested_power/state2power/power2state, i.e. it has an Energy
@@ -152,6 +174,10 @@ struct ModelSpec {
                                                                        std::string_view file);
 [[nodiscard]] std::variant<ModelSpec, config::ConfigError> load_model_file(const std::string& path);
 
+// Fan configurations (products of the cooling devices' level counts) a
+// model may have; each keeps its own discretised step.
+inline constexpr std::size_t kMaxFanConfigurations = 4096;
+
 // ----------------------------------------------------------------- model --
 
 // A running instance of a ModelSpec. Single-threaded. Indices are spec order.
@@ -212,7 +238,8 @@ class ThermalModel {
   // One step of the spec's time step as plain row-major matrices, for code
   // that reasons about the model offline (bound.h): the node temperatures
   // (°C) after a step are ad * T + bd * [node powers (W); ambient (°C)],
-  // exactly the step step() takes.
+  // exactly the step step() takes at the current levels of the cooling
+  // devices (at construction: level 0).
   struct StepMatrices {
     std::size_t nodes = 0;
     std::vector<double> ad;  // nodes x nodes
