@@ -361,7 +361,7 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   const auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  const Linear lin = linearise(model);
+  const Linear lin = linearise(workload.start(model));  // from the workload's initial state
   if ((lin.ad.array() < -1e-12).any() || (lin.h.array() < -1e-12).any())
     return std::string(
         "the model's step matrix has negative entries; the bound needs a "
