@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -119,9 +118,9 @@ std::variant<CsvTable, config::ConfigError> parse_csv(std::string_view text,
       constexpr std::string_view kInitial = "initial:";
       if (body.substr(0, kInitial.size()) == kInitial) {
         if (t.initial_line != 0)
-          return err(file, line_no,
-                     fmt::format("a second '# initial:' line (the first is line {})",
-                                 t.initial_line));
+          return err(
+              file, line_no,
+              fmt::format("a second '# initial:' line (the first is line {})", t.initial_line));
         t.initial_line = line_no;
         t.initial = std::string(trim(body.substr(kInitial.size())));
         continue;
@@ -275,13 +274,13 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
     } else {
       const auto c = to_double(table.initial);
       if (!c)
-        return err(table.file, table.initial_line,
-                   "initial: expected 'steady' or a temperature in °C, got '" + table.initial +
-                       "'");
+        return err(
+            table.file, table.initial_line,
+            "initial: expected 'steady' or a temperature in °C, got '" + table.initial + "'");
       if (*c < kLowest || *c > kHighest)
-        return err(table.file, table.initial_line,
-                   fmt::format("initial: {:g} °C is outside [{:g}, {:g}] °C", *c, kLowest,
-                               kHighest));
+        return err(
+            table.file, table.initial_line,
+            fmt::format("initial: {:g} °C is outside [{:g}, {:g}] °C", *c, kLowest, kHighest));
       w.initial_c_.assign(model.nodes.size(), *c);
     }
   }

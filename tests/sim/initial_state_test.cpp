@@ -27,8 +27,7 @@ ModelSpec one_node(bool to_ambient = true) {
   return std::get<ModelSpec>(r);
 }
 
-std::variant<Workload, config::ConfigError> bind(const std::string& text,
-                                                 const ModelSpec& model) {
+std::variant<Workload, config::ConfigError> bind(const std::string& text, const ModelSpec& model) {
   auto t = parse_csv(text, "w.csv");
   if (auto* e = std::get_if<config::ConfigError>(&t)) return *e;
   return Workload::bind(std::get<CsvTable>(std::move(t)), model);
@@ -42,7 +41,8 @@ config::ConfigError bind_err(const std::string& text, const ModelSpec& model) {
 }
 
 TEST(WorkloadInitialTest, WithoutTheLineTheModelIsUnchanged) {
-  const auto w = std::get<Workload>(bind("time_s,cpu,ambient_c\n0,0.6,30\n10,0.6,30\n", one_node()));
+  const auto w =
+      std::get<Workload>(bind("time_s,cpu,ambient_c\n0,0.6,30\n10,0.6,30\n", one_node()));
   const ModelSpec s = w.start(one_node());
   EXPECT_FALSE(s.nodes[0].initial_c.has_value());
   EXPECT_DOUBLE_EQ(ThermalModel(s).node_c(0), 25.0);  // the model's ambient_c
@@ -69,8 +69,8 @@ TEST(WorkloadInitialTest, SteadyIsTheFirstRowsFixedPointAndStays) {
 }
 
 TEST(WorkloadInitialTest, SteadyWithoutAmbientColumnUsesTheModels) {
-  const auto w = std::get<Workload>(
-      bind("# initial: steady\ntime_s,cpu\n0,0.6\n100,0\n", one_node()));
+  const auto w =
+      std::get<Workload>(bind("# initial: steady\ntime_s,cpu\n0,0.6\n100,0\n", one_node()));
   EXPECT_NEAR(ThermalModel(w.start(one_node())).node_c(0), 25.0 + 0.8 / 0.5, 1e-9);
 }
 
