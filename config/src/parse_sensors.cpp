@@ -18,6 +18,7 @@ constexpr EnumName<Kind> kKinds[] = {
     {"ema", Kind::ema},
     {"fir", Kind::fir},
     {"predictor", Kind::predictor},
+    {"dequantise", Kind::dequantise},
 };
 
 constexpr EnumName<SensorSource::Kind> kSourceKinds[] = {
@@ -183,6 +184,11 @@ void parse_sensor(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
           if (auto v = f.strings("inputs", "inputs", true)) s.inputs = *v;
           parse_fir_weights(f, s);
           if (auto v = f.duration("tap_period", "tap_period", true)) s.tap_period = *v;
+          break;
+        case Kind::dequantise:
+          f.allow({"kind", "offset_c", "input", "time_constant"}, kAll, context);
+          parse_single_input(f, s);
+          if (auto v = f.duration("time_constant", "time_constant", true)) s.time_constant = *v;
           break;
         case Kind::predictor:
           f.allow({"kind", "offset_c", "input", "horizon", "window"}, kAll, context);

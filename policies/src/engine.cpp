@@ -124,7 +124,8 @@ void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<Senso
     std::sort(s.leaves.begin(), s.leaves.end());
     s.leaves.erase(std::unique(s.leaves.begin(), s.leaves.end()), s.leaves.end());
     s.gain = gain;
-    if (s.kind == Kind::ema || s.kind == Kind::fir || s.kind == Kind::predictor) {
+    if (s.kind == Kind::ema || s.kind == Kind::fir || s.kind == Kind::predictor ||
+        s.kind == Kind::dequantise) {
       s.drift_gains.emplace_back(i, 1.0);
     }
   }
@@ -215,6 +216,7 @@ CompileResult Engine::compile(const PolicySpec& spec) {
       for (double w : r.weights) r.abs_weights.push_back(std::abs(w));
     }
     if (s.kind == Kind::predictor) r.samples.reset(kPredictorSamples);
+    if (s.kind == Kind::dequantise) r.dq_quantum = spec.sensors[r.inputs[0]].quantum.mc();
   }
   mark_may_be_absent(m.sensors, spec.sensors, m.order);
   derive_dependencies(m.sensors, spec.sensors, m.order);
@@ -622,6 +624,8 @@ std::string_view to_string(SensorSpec::Kind k) {
       return "fir";
     case Kind::predictor:
       return "predictor";
+    case Kind::dequantise:
+      return "dequantise";
   }
   return "invalid";
 }

@@ -127,7 +127,15 @@ struct SensorRt {
   std::optional<std::uint16_t> fir_source;
   // predictor: readings of the input inside the regression window.
   SampleRing samples;
-  double slope = 0.0;  // predictor: m°C per ms over `samples`
+  double slope = 0.0;  // predictor: m°C per ms over `samples`; dequantise: since the last flip
+  // dequantise: the input's last value, the quantum (m°C), and the last
+  // flip: when, the value it crossed (halfway between the two readings) and
+  // its direction (+1 up, -1 down, 0 none to go by).
+  std::optional<std::int32_t> dq_input;
+  std::int32_t dq_quantum = 0;
+  Time dq_flip_at{0};
+  double dq_flip_mc = 0.0;
+  int dq_dir = 0;
   // fir, predictor: when the value next changes with no new reading;
   // physical: when the reading turns stale.
   std::optional<Time> next_change;

@@ -31,6 +31,21 @@
 //   over the readings of x in (now - window, now]; zero with fewer than two.
 //   Readings are thinned to about one per window/16 (a newer reading
 //   replaces the newest sample when it is that close to the one before).
+// - dequantise (input: a physical sensor with quantum q): a reading that
+//   moves by exactly one quantum is a flip, and at that moment the true
+//   value is where the two readings meet (halfway). Two flips in a row in
+//   the same direction give the rate: (distance between them) / (time
+//   between them); a flip against the previous direction (the value turned,
+//   or noise dithers it across the flip point) gives rate 0. The value is
+//   the last flip point moved on at that rate since the flip, but never
+//   past the next flip point (the reading would have flipped): within q/2
+//   of the reading. As time passes without a further
+//   flip the true value is ever less likely to sit near the flip point
+//   (noise would dither it across), so the value then relaxes towards the
+//   reading: value = reading + (that point - reading) * exp(-t / tau), t the
+//   time since the flip, tau the sensor's time_constant. A move of several
+//   quanta at once, or the first reading, carries no flip: the value is the
+//   reading. Plus offset.
 // Each transition between known and unknown produces one sensor_known or
 // sensor_unknown event. Sensors start out as known, so a sensor that has no
 // reading at the first step is announced as unknown.
@@ -149,6 +164,45 @@ void reset_time_state(SensorRt& s) {
   for (SampleRing& h : s.history) h.clear();
   s.samples.clear();
   s.next_change.reset();
+  s.dq_input.reset();
+  s.dq_dir = 0;
+}
+
+// dequantise at `now` with the input's value x (see the rules above).
+double dequantise(SensorRt& s, const SensorSpec& spec, std::int32_t x, Time now) {
+  const std::int32_t q = s.dq_quantum;
+  if (s.dq_input && *s.dq_input != x) {
+    const std::int64_t step = std::int64_t{x} - *s.dq_input;
+    if (step == q || step == -q) {
+      const int dir = step > 0 ? 1 : -1;
+      const double at = (static_cast<double>(x) + *s.dq_input) / 2.0;
+      s.slope = s.dq_dir == dir && now > s.dq_flip_at
+                    ? (at - s.dq_flip_mc) / static_cast<double>((now - s.dq_flip_at).count())
+                    : 0.0;
+      s.dq_dir = dir;
+      s.dq_flip_mc = at;
+      s.dq_flip_at = now;
+    } else {
+      s.dq_dir = 0;
+      s.slope = 0.0;
+    }
+  }
+  s.dq_input = x;
+  s.next_change.reset();
+  s.drift = 0.0;
+  if (s.dq_dir == 0) return x;
+  // Moving at the rate inside the reading's quantum, and relaxing towards
+  // the reading.
+  const auto since = static_cast<double>((now - s.dq_flip_at).count());
+  const double half = q / 2.0;
+  const double moved = std::clamp(s.dq_flip_mc + s.slope * since, x - half, x + half);
+  const double tau = static_cast<double>(spec.time_constant.count());
+  const double v = x + (moved - x) * std::exp(-since / tau);
+  // How far it can still move with no new reading: at rate 0 it only
+  // approaches the reading; moving, anywhere in the reading's quantum.
+  s.drift = s.slope == 0.0 ? std::abs(x - v) : std::max(x + half - v, v - (x - half));
+  if (s.drift < 0.5) s.drift = 0.0;
+  return v;
 }
 
 }  // namespace
@@ -259,6 +313,9 @@ void Engine::Impl::eval_sensors(Time now) {
             v = to_mc(sum + s.offset_mc);
             break;
           }
+          case Kind::dequantise:
+            v = to_mc(dequantise(s, spec_s, x(0), now) + s.offset_mc);
+            break;
           case Kind::predictor: {
             SampleRing& w = s.samples;
             bool changed = false;
@@ -290,7 +347,8 @@ void Engine::Impl::eval_sensors(Time now) {
             break;
           }
         }
-        if (s.kind == Kind::ema || s.kind == Kind::fir || s.kind == Kind::predictor) {
+        if (s.kind == Kind::ema || s.kind == Kind::fir || s.kind == Kind::predictor ||
+            s.kind == Kind::dequantise) {
           fresh = fresh || !before || before->mc() != *v;
         }
       }

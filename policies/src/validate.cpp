@@ -171,6 +171,21 @@ class Validator {
                     " weights, got " + std::to_string(s.weights.size()));
         }
         break;
+      case Kind::dequantise:
+        one_input();
+        no_weights();
+        if (s.time_constant <= Millis{0}) error(path, "time_constant", "must be > 0");
+        if (s.inputs.size() == 1) {
+          const auto it = sensors_.find(s.inputs[0]);
+          if (it != sensors_.end()) {
+            const SensorSpec& in = spec_.sensors[it->second];
+            if (in.kind != Kind::physical || in.quantum <= MilliC{0})
+              error(
+                  path, "inputs",
+                  "dequantise needs a physical sensor with a quantum, got " + quoted(s.inputs[0]));
+          }
+        }
+        break;
       case Kind::predictor:
         one_input();
         no_weights();

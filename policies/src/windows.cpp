@@ -35,11 +35,11 @@
 // next_step. The earliest of: what controllers and arbitration asked for;
 // when a physical reading turns stale; one min_interval ahead while a trip
 // action is debouncing (the adapter should take fresh readings then); and,
-// for a consumer whose drifting inputs (ema, fir, predictor) could still move
+// for a consumer whose drifting inputs (ema, fir, predictor, dequantise) could still move
 // it further than its room to the nearest point (sum of gain * drift bound >
 // room), the next time one of them changes by itself: a fir's held sample
 // sliding past a tap, a predictor's sample leaving the window, or one
-// min_interval ahead for a settling ema. With everything cool, or settled,
+// min_interval ahead for a settling ema or a moving dequantise. With everything cool, or settled,
 // or far from every limit, there is no next_step at all.
 #include <algorithm>
 #include <cmath>

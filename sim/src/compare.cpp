@@ -117,7 +117,7 @@ std::variant<CompareResult, std::string> run_compare(
         if (auto* e = std::get_if<std::string>(&made)) return c.label + ": " + *e;
         ctl = std::move(std::get<std::unique_ptr<Controller>>(made));
       }
-      ThermalModel m(model, seed);
+      ThermalModel m(w.start(model), seed);
       Workload wl = w;
       RunOptions options;
       options.trace_max_rows = kPlotMaxPoints;

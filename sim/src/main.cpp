@@ -149,7 +149,7 @@ int cmd_run(const RunArgs& a) {
     if (auto* e = std::get_if<std::string>(&made)) throw Failure(policy_path + ": " + *e);
     controller = std::move(std::get<std::unique_ptr<Controller>>(made));
   }
-  ThermalModel model(spec, a.seed);
+  ThermalModel model(workload.start(spec), a.seed);
   RunOptions opts;
   opts.record_trace = !a.no_trace;
   const RunResult r = run(model, workload, *controller, opts);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -61,6 +62,37 @@ std::string separator_hint(std::string_view line) {
   return {};
 }
 
+// The temperature of every node at the steady state of constant inputs:
+// each device at level 0 with the given demand, the given ambient. Solved
+// on the model's own exact step (T = Ad T + Bd u at the fixed point), so it
+// is the state step() would settle in. Empty when I - Ad is singular (a
+// node without a path to ambient has no steady state).
+std::vector<double> steady_state(const ModelSpec& spec, const std::vector<double>& demand,
+                                 double ambient_c) {
+  const ThermalModel model(spec);
+  const auto m = model.step_matrices();
+  const auto n = static_cast<Eigen::Index>(m.nodes);
+  Eigen::MatrixXd ad(n, n), bd(n, n + 1);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j <= n; ++j) {
+      if (j < n) ad(i, j) = m.ad[static_cast<std::size_t>(i * n + j)];
+      bd(i, j) = m.bd[static_cast<std::size_t>(i * (n + 1) + j)];
+    }
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(n + 1);
+  for (std::size_t d = 0; d < spec.devices.size(); ++d) {
+    const auto& dev = spec.devices[d];
+    const double watts = dev.idle_w + demand[d] * dev.power_w[0];
+    for (const auto& h : dev.heat)
+      for (std::size_t i = 0; i < spec.nodes.size(); ++i)
+        if (spec.nodes[i].name == h.node) u(static_cast<Eigen::Index>(i)) += watts * h.share;
+  }
+  u(n) = ambient_c;
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd::Identity(n, n) - ad);
+  if (!lu.isInvertible()) return {};
+  const Eigen::VectorXd t = lu.solve(bd * u);
+  return {t.data(), t.data() + t.size()};
+}
+
 }  // namespace
 
 std::variant<CsvTable, config::ConfigError> parse_csv(std::string_view text,
@@ -83,6 +115,16 @@ std::variant<CsvTable, config::ConfigError> parse_csv(std::string_view text,
     if (line.front() == '#') {
       auto body = trim(line.substr(1));
       constexpr std::string_view kWeights = "weights:";
+      constexpr std::string_view kInitial = "initial:";
+      if (body.substr(0, kInitial.size()) == kInitial) {
+        if (t.initial_line != 0)
+          return err(
+              file, line_no,
+              fmt::format("a second '# initial:' line (the first is line {})", t.initial_line));
+        t.initial_line = line_no;
+        t.initial = std::string(trim(body.substr(kInitial.size())));
+        continue;
+      }
       if (body.substr(0, kWeights.size()) == kWeights) {
         t.weights_line = line_no;
         for (auto item : split(trim(body.substr(kWeights.size())), ' ')) {
@@ -217,10 +259,45 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
   w.demand_.assign(model.devices.size(), 0.0);
   for (std::size_t d = 0; d < model.devices.size(); ++d)
     w.demand_[d] = model.devices[d].default_demand.value_or(0.0);
+  if (table.initial_line != 0) {
+    constexpr double kLowest = -40, kHighest = 125;  // what a handheld may be stored at
+    if (table.initial == "steady") {
+      std::vector<double> demand = w.demand_;  // defaults, then the first row
+      double ambient = model.ambient_c;
+      for (std::size_t c = 0; c < w.column_device_.size(); ++c) {
+        if (w.column_device_[c] < 0)
+          ambient = table.rows[0][c];
+        else
+          demand[static_cast<std::size_t>(w.column_device_[c])] = table.rows[0][c];
+      }
+      w.initial_c_ = steady_state(model, demand, ambient);
+      if (w.initial_c_.empty())
+        return err(table.file, table.initial_line,
+                   "initial: steady: model '" + model.name +
+                       "' has no steady state (a node without a path to ambient)");
+    } else {
+      const auto c = to_double(table.initial);
+      if (!c)
+        return err(
+            table.file, table.initial_line,
+            "initial: expected 'steady' or a temperature in °C, got '" + table.initial + "'");
+      if (*c < kLowest || *c > kHighest)
+        return err(
+            table.file, table.initial_line,
+            fmt::format("initial: {:g} °C is outside [{:g}, {:g}] °C", *c, kLowest, kHighest));
+      w.initial_c_.assign(model.nodes.size(), *c);
+    }
+  }
   w.duration_ =
       policy::Time(static_cast<std::int64_t>(std::llround(table.times_s.back() * 1000.0)));
   w.table_ = std::move(table);
   return w;
+}
+
+ModelSpec Workload::start(ModelSpec model) const {
+  for (std::size_t i = 0; i < initial_c_.size() && i < model.nodes.size(); ++i)
+    model.nodes[i].initial_c = initial_c_[i];
+  return model;
 }
 
 void Workload::apply(std::size_t row) {

@@ -109,7 +109,7 @@ const Case kCases[] = {
     {"UnknownKindListsKinds",
      "version: 1\nsensors:\n  t: {kind: average}\n",
      {"p.yaml:3:13: sensors.t.kind: unknown sensor kind 'average' (one of: physical "
-      "weighted_sum max min ema fir predictor)"}},
+      "weighted_sum max min ema fir predictor dequantise)"}},
     {"UnknownSeverity",
      "version: 1\nsensors:\n  t: {}\nzones:\n  z:\n    sensor: t\n    severities:\n"
      "      warm: {threshold_c: 40}\n",

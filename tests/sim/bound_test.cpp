@@ -213,7 +213,7 @@ TEST(BoundTest, EveryBundledControllerIsAtOrBelowTheBound) {
                          Governor::power_allocator, Governor::none})
       controllers.push_back(make_governor_controller(spec, g));
     for (auto& c : controllers) {
-      ThermalModel model(spec, 1);
+      ThermalModel model(w.start(spec), 1);  // from the workload's initial state, as compare
       Workload wl = w;
       RunOptions o;
       o.record_trace = false;

@@ -36,6 +36,10 @@ struct SensorSpec {
     fir,  // sum over inputs i and taps k of weights[i*taps+k] * inputs[i](now - k*tap_period) +
           // offset
     predictor,  // inputs[0] extrapolated `horizon` ahead from the least-squares slope over `window`
+    // inputs[0], a physical sensor with a quantum, between its readings:
+    // the sub-quantum value recovered from when the readings flip
+    // (policies/src/sensors.cpp; docs/engine.md, "Quantised sensors")
+    dequantise,
   };
 
   std::string name;
@@ -54,7 +58,7 @@ struct SensorSpec {
   // nearest point where two readings meet (docs/engine.md, "Quantised
   // sensors").
   MilliC quantum{0};
-  Millis time_constant{0};  // ema: tau (> 0)
+  Millis time_constant{0};  // ema, dequantise: tau (> 0)
   Millis tap_period{0};     // fir: spacing between taps (> 0); held samples, zero-order hold
   std::uint32_t taps = 0;   // fir: taps per input (>= 1)
   Millis horizon{0};        // predictor: look-ahead (> 0)
