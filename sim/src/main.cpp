@@ -29,6 +29,7 @@
 #include "coolhand/sim/recording_replay.h"
 #include "coolhand/sim/replay.h"
 #include "coolhand/sim/runner.h"
+#include "cmd_fit.h"
 
 namespace fs = std::filesystem;
 using namespace coolhand;
@@ -454,6 +455,8 @@ int run_sim(int argc, char** argv) {
                         "LP decision step, s, a multiple of the model step (default: the "
                         "model step, coarsened to keep at most 360 decision steps)");
   bound_cmd->add_flag("--quiet,-q", ba.quiet, "no progress lines on stderr");
+
+  add_fit_command(app);
 
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.
