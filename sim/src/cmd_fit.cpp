@@ -37,6 +37,8 @@ struct FitArgs {
   double tap_period_s = 8.0;
   double ridge = 1.0;
   std::string skin_out = "fitted-skin.yaml";
+  bool hidden_skin = false;
+  bool skin_only = false;
 };
 
 struct Failure : std::runtime_error {
@@ -84,13 +86,13 @@ std::string default_inputs(const ModelSpec& spec, std::vector<std::string>& inpu
 // Each validation trace: the fitted model open loop on its inputs against
 // its readings and, where the trace has them (`<node>_c`), its true node
 // temperatures; each estimator against its reference.
-void validate(const std::string& file, const ModelSpec& model,
+void validate(const std::string& file, const ModelSpec& model, bool nodes_too,
               const std::vector<SkinEstimator>& estimators, const FitDataOptions& opt) {
   std::vector<config::ConfigError> warnings;
   const auto seg = take(load_fit_csv(file, model, opt, warnings));
   const auto nodes = predict_nodes(model, seg);
   std::cout << "validate " << file << " (" << seg.time_s.size() << " points):\n";
-  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+  for (std::size_t i = 0; nodes_too && i < model.nodes.size(); ++i) {
     const std::string col = model.nodes[i].name + "_c";
     for (std::size_t x = 0; x < seg.extra_names.size(); ++x) {
       if (seg.extra_names[x] != col) continue;
@@ -129,16 +131,10 @@ void validate(const std::string& file, const ModelSpec& model,
   }
 }
 
-int run_fit(const FitArgs& a) {
-  const auto started = std::chrono::steady_clock::now();
-  const auto skeleton = take(load_skeleton_file(a.skeleton));
-  FitDataOptions dopt;
-  dopt.step_s = a.step_s;
-  if (!std::isnan(a.ambient_c)) dopt.ambient_c = a.ambient_c;
-  const auto data = load_all(a.data, skeleton.spec, dopt);
-  if (!a.quiet)
-    std::cerr << fmt::format("coolhand-sim: fit: {} free numbers, {} data file(s)\n",
-                             skeleton.free.size(), data.size());
+// The model fit, its report on stdout and warnings on stderr, and the
+// model file; returns the fitted model (without the reference channels).
+ModelSpec fit_and_report(const FitArgs& a, const FitSkeleton& with_refs,
+                         const std::vector<FitSegment>& fit_data, std::size_t device_sensors) {
   FitOptions fopt;
   fopt.holdout = a.holdout;
   fopt.max_iterations = a.max_iterations;
@@ -146,8 +142,9 @@ int run_fit(const FitArgs& a) {
     fopt.progress = [](int it, double rms) {
       std::cerr << fmt::format("coolhand-sim: fit: iteration {}: rms residual {:.4f}\n", it, rms);
     };
-  auto result = take(fit_model(skeleton, data, fopt));
+  auto result = take(fit_model(with_refs, fit_data, fopt));
   if (!a.name.empty()) result.model.name = a.name;
+  result.model.sensors.resize(device_sensors);  // the device has no thermocouple
 
   std::cout << fmt::format("fit: {} iterations, rms residual {:.4f} -> {:.4f}\n",
                            result.iterations, std::sqrt(result.cost_start),
@@ -155,9 +152,9 @@ int run_fit(const FitArgs& a) {
   print_errors("fitted", result.train);
   print_errors("held-out", result.held_out);
   std::cout << "fitted numbers (± 1 sigma, relative):\n";
-  for (std::size_t p = 0; p < skeleton.free.size(); ++p) {
+  for (std::size_t p = 0; p < with_refs.free.size(); ++p) {
     const double s = result.rel_stddev[p];
-    std::cout << fmt::format("  {:<36} {:>10.4g}  {}\n", skeleton.free[p].name, result.values[p],
+    std::cout << fmt::format("  {:<36} {:>10.4g}  {}\n", with_refs.free[p].name, result.values[p],
                              std::isfinite(s) ? fmt::format("± {:.1f} %", 100 * s)
                                               : std::string("undetermined"));
   }
@@ -170,13 +167,46 @@ int run_fit(const FitArgs& a) {
 
   std::string header = fmt::format(
       "Fitted by coolhand-sim fit from the skeleton {} and {} data file(s).\n"
-      "Held-out rms error per sensor:", a.skeleton, data.size());
+      "Held-out rms error per sensor:", a.skeleton, fit_data.size());
   for (const auto& e : result.held_out)
     if (e.samples > 0) header += fmt::format(" {} {:.3f} °C", e.name, e.rms_c);
   if (auto err = write_text(model_yaml(result.model, header), a.out); !err.empty())
     throw Failure(err);
   std::cout << "wrote " << a.out << "\n";
 
+  return result.model;
+}
+
+int run_fit(const FitArgs& a) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto skeleton = take(load_skeleton_file(a.skeleton));
+  FitDataOptions dopt;
+  dopt.step_s = a.step_s;
+  if (!std::isnan(a.ambient_c)) dopt.ambient_c = a.ambient_c;
+  const auto data = load_all(a.data, skeleton.spec, dopt);
+  // COLUMN or COLUMN=NODE; COLUMN alone names the node `COLUMN` less `_c`.
+  std::vector<ReferenceChannel> refs;
+  std::vector<std::string> ref_columns;
+  for (const auto& r : a.reference_skin) {
+    ReferenceChannel ch;
+    const auto eq = r.find('=');
+    ch.column = r.substr(0, eq);
+    ch.node = eq != std::string::npos ? r.substr(eq + 1)
+              : ch.column.size() > 2 && ch.column.ends_with("_c")
+                  ? ch.column.substr(0, ch.column.size() - 2)
+                  : ch.column;
+    refs.push_back(ch);
+    ref_columns.push_back(ch.column);
+  }
+  FitSkeleton with_refs = skeleton;
+  auto fit_data = data;
+  if (!a.hidden_skin)
+    if (auto e = add_reference_channels(with_refs, fit_data, refs)) throw Failure(e->to_string());
+  if (!a.quiet)
+    std::cerr << fmt::format("coolhand-sim: fit: {} free numbers, {} data file(s)\n",
+                             skeleton.free.size(), data.size());
+  ModelSpec model = skeleton.spec;
+  if (!a.skin_only) model = fit_and_report(a, with_refs, fit_data, skeleton.spec.sensors.size());
   std::vector<SkinEstimator> estimators;
   if (!a.reference_skin.empty()) {
     SkinFitOptions sopt;
@@ -194,7 +224,7 @@ int run_fit(const FitArgs& a) {
       default_inputs(skeleton.spec, sopt.inputs);
     std::vector<std::string> names;
     for (const auto& s : skeleton.spec.sensors) names.push_back(s.name);
-    estimators = take(fit_skin(data, a.reference_skin, names, sopt));
+    estimators = take(fit_skin(data, ref_columns, names, sopt));
     for (const auto& e : estimators)
       std::cout << fmt::format(
           "  estimator {:<14} rms {:.3f} °C fitted, {:.3f} °C held out (worst {:.3f} °C)\n",
@@ -203,7 +233,7 @@ int run_fit(const FitArgs& a) {
       throw Failure(err);
     std::cout << "wrote " << a.skin_out << " (paste under a policy's sensors:)\n";
   }
-  for (const auto& v : a.validate) validate(v, result.model, estimators, dopt);
+  for (const auto& v : a.validate) validate(v, model, !a.skin_only, estimators, dopt);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!a.quiet) std::cerr << fmt::format("coolhand-sim: fit: done in {:.1f} s\n", wall);
@@ -236,8 +266,15 @@ void add_fit_command(CLI::App& app) {
                   "a trace the fit never saw: report the fitted model's (and estimators') error "
                   "on it (repeatable)");
   cmd->add_option("--reference-skin", args->reference_skin,
-                  "column of a reference skin temperature (a thermocouple; a simulated "
-                  "trace's <node>_c): fit a fir estimator for it (repeatable)");
+                  "COLUMN[=NODE]: a reference skin temperature (a thermocouple on NODE; a "
+                  "simulated trace's <node>_c): the model fit uses it as a sensor of NODE, and a "
+                  "fir estimator is fitted to it (repeatable)");
+  cmd->add_flag("--skin-only", args->skin_only,
+                "fit only the skin estimator (the skeleton may be a complete model, e.g. a "
+                "fitted one whose simulated traces are the data)");
+  cmd->add_flag("--hidden-skin", args->hidden_skin,
+                "fit the model without the reference channels (they then only train the "
+                "estimator)");
   cmd->add_option("--skin-inputs", args->skin_inputs,
                   "sensors the estimator reads (default: every sensor sampled at 1 s or slower)")
       ->delimiter(',');

@@ -175,3 +175,37 @@ std::variant<FitSegment, config::ConfigError> load_fit_csv(
 }
 
 }  // namespace coolhand::sim
+
+namespace coolhand::sim {
+
+std::optional<config::ConfigError> add_reference_channels(
+    FitSkeleton& skeleton, std::vector<FitSegment>& data,
+    const std::vector<ReferenceChannel>& channels) {
+  for (const auto& ch : channels) {
+    bool node = false;
+    for (const auto& n : skeleton.spec.nodes) node = node || n.name == ch.node;
+    if (!node)
+      return config::ConfigError{skeleton.spec.source, 0, 0, {},
+                                 "reference '" + ch.column + "': no node named '" + ch.node +
+                                     "' (write COLUMN=NODE)"};
+    for (const auto& s : skeleton.spec.sensors)
+      if (s.name == ch.column)
+        return config::ConfigError{skeleton.spec.source, 0, 0, {},
+                                   "reference '" + ch.column + "' has a sensor's name"};
+    SensorModelSpec s;
+    s.name = ch.column;
+    s.node = ch.node;
+    skeleton.spec.sensors.push_back(s);
+    for (auto& seg : data) {
+      std::size_t x = 0;
+      while (x < seg.extra_names.size() && seg.extra_names[x] != ch.column) ++x;
+      if (x == seg.extra_names.size())
+        return config::ConfigError{seg.name, 0, 0, {},
+                                   "no column '" + ch.column + "' for the reference channel"};
+      seg.reading_c.push_back(seg.extra_c[x]);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace coolhand::sim

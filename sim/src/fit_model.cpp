@@ -8,7 +8,8 @@
 //     time-at-level x demand, which is exact because power is linear in
 //     them; thermal numbers from fixed, physically plausible values (20 J/K,
 //     1 W/K between nodes, 0.2 W/K to ambient); a node no sensor reads
-//     starts at the mean first reading (its start is fitted too).
+//     starts at the mean first reading (its start is fitted too). A level
+//     the data never use gets a guess (fill_unused_levels).
 //  2. Minimise the sum of squared differences between the readings and
 //     the open-loop simulation of the whole fitted part (the model's own
 //     exact discretisation, sensor lags included), plus the measured powers'
@@ -141,6 +142,42 @@ void initial_powers(const FitSkeleton& sk, const std::vector<FitSegment>& data,
       theta(cols[static_cast<std::size_t>(c)]) = std::log(std::max(x(c), 0.01));
 }
 
+// Levels no data row uses carry no information: their power starts (and,
+// as nothing pulls it, stays) at the nearest used level's power scaled by
+// performance, p[l] = p[u] x perf[l] / perf[u]. Real power falls faster
+// than performance (dynamic power goes as f V^2), so the guess errs towards
+// too much heat: a controller tuned on the model throttles a little more
+// than it needs to, never less.
+void fill_unused_levels(const FitSkeleton& sk, const std::vector<FitSegment>& data,
+                        Eigen::VectorXd& theta) {
+  for (std::size_t d = 0; d < sk.spec.devices.size(); ++d) {
+    const auto& dev = sk.spec.devices[d];
+    std::vector<double> use(dev.power_w.size(), 0.0);
+    for (const auto& seg : data)
+      for (std::size_t l = 0; l < use.size(); ++l)
+        for (double x : seg.load[d][l]) use[l] += x;
+    std::vector<int> param(dev.power_w.size(), -1);
+    for (std::size_t p = 0; p < sk.free.size(); ++p)
+      if (sk.free[p].kind == FreeParam::Kind::power && sk.free[p].index == d)
+        param[sk.free[p].level] = static_cast<int>(p);
+    const double most = *std::max_element(use.begin(), use.end());
+    auto used = [&](std::size_t l) { return use[l] > 1e-9 * most; };
+    for (std::size_t l = 0; l < use.size(); ++l) {
+      if (used(l) || param[l] < 0) continue;
+      std::size_t best = use.size();
+      for (std::size_t u = 0; u < use.size(); ++u)
+        if (used(u) && dev.performance[u] > 0 &&
+            (best == use.size() || std::abs(static_cast<double>(u) - static_cast<double>(l)) <
+                                       std::abs(static_cast<double>(best) - static_cast<double>(l))))
+          best = u;
+      if (best == use.size()) continue;
+      const double ref = param[best] >= 0 ? std::exp(theta(param[best])) : dev.power_w[best];
+      theta(param[l]) =
+          std::log(std::max(ref * dev.performance[l] / dev.performance[best], 1e-3));
+    }
+  }
+}
+
 // Step 3.
 void identifiability(const FitSkeleton& sk, const FitProblem& problem, const Eigen::MatrixXd& j,
                      double cost, FitResult& out) {
@@ -158,15 +195,19 @@ void identifiability(const FitSkeleton& sk, const FitProblem& problem, const Eig
   }
   const double scale = std::max(info.diagonal().maxCoeff(), 1e-300);
   std::vector<Eigen::Index> kept;
+  ParamWarning unused;
   for (Eigen::Index c = 0; c < m; ++c) {
     if (info(c, c) <= 1e-12 * scale) {
-      out.unidentifiable.push_back(
-          {{sk.free[static_cast<std::size_t>(c)].name},
-           "no reading depends on it (e.g. a level the data never uses): its value is the "
-           "starting guess"});
+      unused.params.push_back(sk.free[static_cast<std::size_t>(c)].name);
       continue;
     }
     kept.push_back(c);
+  }
+  if (!unused.params.empty()) {
+    unused.why =
+        "no reading depends on them (levels the data never use): a level's power is scaled "
+        "from the nearest used level's by performance, any other number keeps its starting value";
+    out.unidentifiable.push_back(std::move(unused));
   }
   const auto nk = static_cast<Eigen::Index>(kept.size());
   Eigen::MatrixXd sub(nk, nk);
@@ -218,6 +259,7 @@ std::variant<FitResult, config::ConfigError> fit_model(const FitSkeleton& skelet
   FitProblem problem(skeleton, data, options.holdout);
   Eigen::VectorXd theta = problem.initial_guess();
   initial_powers(skeleton, data, theta);
+  fill_unused_levels(skeleton, data, theta);
   problem.set_prior(theta, kPriorWeight);
   Eigen::VectorXd r = problem.residuals(theta);
   if (r.size() <= static_cast<Eigen::Index>(problem.size()))

@@ -7,7 +7,8 @@
 // of power_w). Each such word is then overwritten in place by a placeholder
 // number of the same width, and the text is parsed by parse_model, so the
 // skeleton has exactly the model format's checks and its errors keep the
-// file's own line and column. A `free` anywhere else is an error at it.
+// file's own line and column. A `free` anywhere else is an error at it
+// (after the model's own checks, so a misspelt key is named as such).
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -108,25 +109,28 @@ std::variant<FitSkeleton, config::ConfigError> parse_skeleton(std::string_view t
   auto input = config::detail::read_yaml(text, file, {"skeleton", "name: ..., nodes: ..."});
   if (!input.root) return input.errors.front();
   std::vector<FreeAt> allowed;
+  std::vector<YAML::Node> all;
   try {
     allowed = find_allowed(*input.root, text);
-    std::vector<YAML::Node> all;
     find_all(*input.root, text, all);
-    for (const auto& n : all) {
-      bool ok = false;
-      for (const auto& a : allowed) ok = ok || a.pos == static_cast<std::size_t>(n.Mark().pos);
-      if (!ok)
-        return detail::to_error(file, n.Mark(),
-                                "only capacity_j_per_k, to_ambient_w_per_k, a link's w_per_k, "
-                                "idle_w and power_w entries can be free");
-    }
   } catch (const YAML::Exception& e) {
     return detail::to_error(file, e.mark, e.msg);
   }
+  // Every `free` becomes a number, so a typo in a key next to one is the
+  // model loader's error (unknown key, with its hint), reported first.
   std::string filled(text);
-  for (const auto& a : allowed) filled.replace(a.pos, kFree.size(), kPlaceholder);
+  for (const auto& n : all)
+    filled.replace(static_cast<std::size_t>(n.Mark().pos), kFree.size(), kPlaceholder);
   auto parsed = parse_model(filled, file);
   if (auto* e = std::get_if<config::ConfigError>(&parsed)) return *e;
+  for (const auto& n : all) {
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a.pos == static_cast<std::size_t>(n.Mark().pos);
+    if (!ok)
+      return detail::to_error(file, n.Mark(),
+                              "only capacity_j_per_k, to_ambient_w_per_k, a link's w_per_k, "
+                              "idle_w and power_w entries can be free");
+  }
   FitSkeleton sk;
   sk.spec = std::get<ModelSpec>(std::move(parsed));
   for (auto& a : allowed) {

@@ -83,6 +83,22 @@ struct FitDataOptions {
     const std::string& path, const ModelSpec& skeleton, const FitDataOptions& options,
     std::vector<config::ConfigError>& warnings);
 
+// A reference channel: a column measuring a node no device sensor reads
+// (the thermocouple a lab tapes to the back cover while characterising the
+// device; a simulated trace's `<node>_c`). The model fit uses it as one
+// more sensor of that node (no lag, no offset); the fitted model does not
+// get it (the device has no such sensor).
+struct ReferenceChannel {
+  std::string column;
+  std::string node;
+};
+
+// Appends each channel as a sensor of the skeleton and its column as that
+// sensor's readings in every segment.
+[[nodiscard]] std::optional<config::ConfigError> add_reference_channels(
+    FitSkeleton& skeleton, std::vector<FitSegment>& data,
+    const std::vector<ReferenceChannel>& channels);
+
 // --------------------------------------------------------------- model fit --
 
 struct FitOptions {
