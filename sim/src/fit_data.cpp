@@ -64,7 +64,13 @@ std::variant<FitSegment, config::ConfigError> load_fit_csv(
     std::vector<config::ConfigError>& warnings) {
   auto loaded = load_csv_file(path);
   if (auto* e = std::get_if<config::ConfigError>(&loaded)) return *e;
-  const auto& t = std::get<CsvTable>(loaded);
+  return bind_fit_csv(std::get<CsvTable>(loaded), skeleton, options, warnings);
+}
+
+std::variant<FitSegment, config::ConfigError> bind_fit_csv(
+    const CsvTable& t, const ModelSpec& skeleton, const FitDataOptions& options,
+    std::vector<config::ConfigError>& warnings) {
+  const std::string& path = t.file;
   const int header = t.header_line;
   if (t.times_s.size() < 2) return err(path, header, "need at least two rows of data");
   if (!(options.step_s > 0)) return err(path, 0, "the fit step must be > 0");
@@ -85,6 +91,11 @@ std::variant<FitSegment, config::ConfigError> load_fit_csv(
   seg.step_s = options.step_s;
   const double t0 = t.times_s.front();
   const double span = t.times_s.back() - t0;
+  constexpr double kMaxSteps = 1e7;  // 115 days at 1 s
+  if (span / options.step_s > kMaxSteps)
+    return err(path, header,
+               "the data spans " + std::to_string(span) + " s: more than 10^7 fit steps (give a "
+               "longer --step)");
   const auto count = static_cast<std::size_t>(std::floor(span / options.step_s + 1e-9)) + 1;
   if (count < 3)
     return err(path, header,

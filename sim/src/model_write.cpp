@@ -3,6 +3,9 @@
 // significant digits.
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cmath>
+
 #include "coolhand/sim/fit.h"
 
 namespace coolhand::sim {
@@ -10,7 +13,35 @@ namespace coolhand::sim {
 namespace {
 
 std::string num(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
   return fmt::format("{:.6g}", v);
+}
+
+// A name as a YAML scalar: plain when it is made of letters, digits and
+// `_.-` and cannot be read as anything but a string, else double-quoted.
+std::string name(const std::string& s) {
+  bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
+  for (const char c : s)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+                      c == '-');
+  static const char* const kReserved[] = {"true", "false", "yes", "no", "on", "off", "null",
+                                          "y", "n", "True", "False", "Yes", "No", "On", "Off",
+                                          "Null", "TRUE", "FALSE", "YES", "NO", "ON", "OFF",
+                                          "NULL", "Y", "N"};
+  for (const char* r : kReserved) plain = plain && s != r;
+  if (plain) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out + "\"";
 }
 
 std::string list(const std::vector<double>& v) {
@@ -35,7 +66,7 @@ void write_zones(const ModelSpec& m, std::string& out) {
   for (const auto& z : m.kernel_zones) {
     out += fmt::format("  - name: {}\n    sensor: {}\n    polling_delay_ms: {}\n"
                        "    passive_delay_ms: {}\n",
-                       z.name, z.sensor, z.polling_delay.count(), z.passive_delay.count());
+                       name(z.name), name(z.sensor), z.polling_delay.count(), z.passive_delay.count());
     if (z.sustainable_power_mw) out += fmt::format("    sustainable_power_mw: {}\n", *z.sustainable_power_mw);
     if (z.k_po) out += fmt::format("    k_po: {}\n", *z.k_po);
     if (z.k_pu) out += fmt::format("    k_pu: {}\n", *z.k_pu);
@@ -45,12 +76,12 @@ void write_zones(const ModelSpec& m, std::string& out) {
       out += fmt::format("    integral_cutoff_mc: {}\n", z.integral_cutoff_mc);
     out += "    trips:\n";
     for (const auto& t : z.trips)
-      out += fmt::format("      - {{name: {}, type: {}, temp_c: {}, hyst_c: {}}}\n", t.name,
+      out += fmt::format("      - {{name: {}, type: {}, temp_c: {}, hyst_c: {}}}\n", name(t.name),
                          trip_type(t.type), num(t.temp.celsius()), num(t.hyst.celsius()));
     if (z.cooling.empty()) continue;
     out += "    cooling:\n";
     for (const auto& c : z.cooling) {
-      out += fmt::format("      - {{trip: {}, device: {}", c.trip, c.device);
+      out += fmt::format("      - {{trip: {}, device: {}", name(c.trip), name(c.device));
       if (c.lower) out += fmt::format(", lower: {}", *c.lower);
       if (c.upper) out += fmt::format(", upper: {}", *c.upper);
       if (c.weight != 0) out += fmt::format(", weight: {}", c.weight);
@@ -71,27 +102,27 @@ std::string model_yaml(const ModelSpec& m, std::string_view header_comment) {
     if (end == std::string_view::npos) break;
     pos = end + 1;
   }
-  out += fmt::format("name: {}\ntime_step_ms: {}\nambient_c: {}\n\n", m.name,
+  out += fmt::format("name: {}\ntime_step_ms: {}\nambient_c: {}\n\n", name(m.name),
                      m.time_step.count(), num(m.ambient_c));
   out += "skin:\n  nodes: [";
-  for (std::size_t i = 0; i < m.skin_nodes.size(); ++i) out += (i ? ", " : "") + m.skin_nodes[i];
+  for (std::size_t i = 0; i < m.skin_nodes.size(); ++i) out += (i ? ", " : "") + name(m.skin_nodes[i]);
   out += fmt::format("]\n  limit_c: {}\n\nnodes:\n", num(m.skin_limit_c));
   for (const auto& n : m.nodes) {
-    out += fmt::format("  - {{name: {}, capacity_j_per_k: {}", n.name, num(n.capacity_j_per_k));
+    out += fmt::format("  - {{name: {}, capacity_j_per_k: {}", name(n.name), num(n.capacity_j_per_k));
     if (n.to_ambient_w_per_k != 0) out += ", to_ambient_w_per_k: " + num(n.to_ambient_w_per_k);
     if (n.initial_c) out += ", initial_c: " + num(*n.initial_c);
     out += "}\n";
   }
   if (!m.links.empty()) out += "\nlinks:\n";
   for (const auto& l : m.links)
-    out += fmt::format("  - {{a: {}, b: {}, w_per_k: {}}}\n", l.a, l.b, num(l.w_per_k));
+    out += fmt::format("  - {{a: {}, b: {}, w_per_k: {}}}\n", name(l.a), name(l.b), num(l.w_per_k));
   if (!m.devices.empty()) out += "\ndevices:\n";
   for (const auto& d : m.devices) {
     out += fmt::format("  - name: {}\n    idle_w: {}\n    power_w: {}\n    performance: {}\n",
-                       d.name, num(d.idle_w), list(d.power_w), list(d.performance));
+                       name(d.name), num(d.idle_w), list(d.power_w), list(d.performance));
     out += "    heat: [";
     for (std::size_t h = 0; h < d.heat.size(); ++h)
-      out += fmt::format("{}{{node: {}, share: {:.9g}}}", h ? ", " : "", d.heat[h].node,
+      out += fmt::format("{}{{node: {}, share: {:.9g}}}", h ? ", " : "", name(d.heat[h].node),
                          d.heat[h].share);
     out += fmt::format("]\n    weight: {}\n", num(d.weight));
     if (d.energy_model) out += "    energy_model: true\n";
@@ -101,7 +132,7 @@ std::string model_yaml(const ModelSpec& m, std::string_view header_comment) {
     out += fmt::format(
         "  - {{name: {}, node: {}, offset_c: {}, noise_c: {}, quantum_c: {}, lag_s: {}, "
         "period_ms: {}}}\n",
-        s.name, s.node, num(s.offset_c), num(s.noise_c), num(s.quantum_c), num(s.lag_s),
+        name(s.name), name(s.node), num(s.offset_c), num(s.noise_c), num(s.quantum_c), num(s.lag_s),
         s.period.count());
   write_zones(m, out);
   return out;

@@ -22,6 +22,7 @@
 
 #include "coolhand/config/error.h"
 #include "coolhand/sim/model.h"
+#include "coolhand/sim/workload.h"
 
 namespace coolhand::sim {
 
@@ -81,6 +82,10 @@ struct FitDataOptions {
 // file and line.
 [[nodiscard]] std::variant<FitSegment, config::ConfigError> load_fit_csv(
     const std::string& path, const ModelSpec& skeleton, const FitDataOptions& options,
+    std::vector<config::ConfigError>& warnings);
+// The same for a table already read (parse_csv), e.g. from memory.
+[[nodiscard]] std::variant<FitSegment, config::ConfigError> bind_fit_csv(
+    const CsvTable& table, const ModelSpec& skeleton, const FitDataOptions& options,
     std::vector<config::ConfigError>& warnings);
 
 // A reference channel: a column measuring a node no device sensor reads
