@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<ConfigError> warnings;
   coolhand::sim::FitDataOptions opt;
   opt.ambient_c = 25.0;
-  auto r = coolhand::sim::bind_fit_csv(std::get<coolhand::sim::CsvTable>(t), skeleton().spec,
-                                       opt, warnings);
+  auto r = coolhand::sim::bind_fit_csv(std::get<coolhand::sim::CsvTable>(t), skeleton().spec, opt,
+                                       warnings);
   if (const auto* e = std::get_if<ConfigError>(&r)) {
     if (e->file != "fuzz.csv" || e->message.empty()) __builtin_trap();
     return 0;

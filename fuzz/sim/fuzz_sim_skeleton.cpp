@@ -35,8 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (f.index >= sk.spec.devices.size()) __builtin_trap();
         break;
       case FreeParam::Kind::power:
-        if (f.index >= sk.spec.devices.size() ||
-            f.level >= sk.spec.devices[f.index].power_w.size())
+        if (f.index >= sk.spec.devices.size() || f.level >= sk.spec.devices[f.index].power_w.size())
           __builtin_trap();
         break;
     }

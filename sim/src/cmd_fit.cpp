@@ -69,8 +69,8 @@ std::vector<FitSegment> load_all(const std::vector<std::string>& files, const Mo
 void print_errors(const char* what, const std::vector<SensorError>& errors) {
   for (const auto& e : errors)
     if (e.samples > 0)
-      std::cout << fmt::format("  {:<9} {:<20} rms {:.3f} °C  worst {:.3f} °C  ({} samples)\n", what,
-                               e.name, e.rms_c, e.max_abs_c, e.samples);
+      std::cout << fmt::format("  {:<9} {:<20} rms {:.3f} °C  worst {:.3f} °C  ({} samples)\n",
+                               what, e.name, e.rms_c, e.max_abs_c, e.samples);
 }
 
 std::string default_inputs(const ModelSpec& spec, std::vector<std::string>& inputs) {
@@ -146,28 +146,28 @@ ModelSpec fit_and_report(const FitArgs& a, const FitSkeleton& with_refs,
   if (!a.name.empty()) result.model.name = a.name;
   result.model.sensors.resize(device_sensors);  // the device has no thermocouple
 
-  std::cout << fmt::format("fit: {} iterations, rms residual {:.4f} -> {:.4f}\n",
-                           result.iterations, std::sqrt(result.cost_start),
-                           std::sqrt(result.cost_end));
+  std::cout << fmt::format("fit: {} iterations, rms residual {:.4f} -> {:.4f}\n", result.iterations,
+                           std::sqrt(result.cost_start), std::sqrt(result.cost_end));
   print_errors("fitted", result.train);
   print_errors("held-out", result.held_out);
   std::cout << "fitted numbers (± 1 sigma, relative):\n";
   for (std::size_t p = 0; p < with_refs.free.size(); ++p) {
     const double s = result.rel_stddev[p];
-    std::cout << fmt::format("  {:<36} {:>10.4g}  {}\n", with_refs.free[p].name, result.values[p],
-                             std::isfinite(s) ? fmt::format("± {:.1f} %", 100 * s)
-                                              : std::string("undetermined"));
+    std::cout << fmt::format(
+        "  {:<36} {:>10.4g}  {}\n", with_refs.free[p].name, result.values[p],
+        std::isfinite(s) ? fmt::format("± {:.1f} %", 100 * s) : std::string("undetermined"));
   }
   for (const auto& w : result.unidentifiable) {
     std::string names;
     for (const auto& n : w.params) names += (names.empty() ? "" : ", ") + n;
-    std::cerr << "coolhand-sim: " << a.skeleton << ": warning: not identifiable: " << names
-              << ": " << w.why << "\n";
+    std::cerr << "coolhand-sim: " << a.skeleton << ": warning: not identifiable: " << names << ": "
+              << w.why << "\n";
   }
 
   std::string header = fmt::format(
       "Fitted by coolhand-sim fit from the skeleton {} and {} data file(s).\n"
-      "Held-out rms error per sensor:", a.skeleton, fit_data.size());
+      "Held-out rms error per sensor:",
+      a.skeleton, fit_data.size());
   for (const auto& e : result.held_out)
     if (e.samples > 0) header += fmt::format(" {} {:.3f} °C", e.name, e.rms_c);
   if (auto err = write_text(model_yaml(result.model, header), a.out); !err.empty())
@@ -227,10 +227,9 @@ int run_fit(const FitArgs& a) {
     estimators = take(fit_skin(data, ref_columns, names, sopt));
     for (const auto& e : estimators)
       std::cout << fmt::format(
-          "  estimator {:<14} rms {:.3f} °C fitted, {:.3f} °C held out (worst {:.3f} °C)\n",
-          e.name, e.train.rms_c, e.held_out.rms_c, e.held_out.max_abs_c);
-    if (auto err = write_text(skin_yaml(estimators), a.skin_out); !err.empty())
-      throw Failure(err);
+          "  estimator {:<14} rms {:.3f} °C fitted, {:.3f} °C held out (worst {:.3f} °C)\n", e.name,
+          e.train.rms_c, e.held_out.rms_c, e.held_out.max_abs_c);
+    if (auto err = write_text(skin_yaml(estimators), a.skin_out); !err.empty()) throw Failure(err);
     std::cout << "wrote " << a.skin_out << " (paste under a policy's sensors:)\n";
   }
   for (const auto& v : a.validate) validate(v, model, !a.skin_only, estimators, dopt);

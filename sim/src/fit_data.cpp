@@ -94,8 +94,9 @@ std::variant<FitSegment, config::ConfigError> bind_fit_csv(
   constexpr double kMaxSteps = 1e7;  // 115 days at 1 s
   if (span / options.step_s > kMaxSteps)
     return err(path, header,
-               "the data spans " + std::to_string(span) + " s: more than 10^7 fit steps (give a "
-               "longer --step)");
+               "the data spans " + std::to_string(span) +
+                   " s: more than 10^7 fit steps (give a "
+                   "longer --step)");
   const auto count = static_cast<std::size_t>(std::floor(span / options.step_s + 1e-9)) + 1;
   if (count < 3)
     return err(path, header,
@@ -128,9 +129,9 @@ std::variant<FitSegment, config::ConfigError> bind_fit_csv(
     int c = column(s.name);
     const int c2 = column(s.name + "_reading_c");
     if (c >= 0 && c2 >= 0)
-      return err(path, header,
-                 "two columns for sensor '" + s.name + "': " + s.name + " and " + s.name +
-                     "_reading_c");
+      return err(
+          path, header,
+          "two columns for sensor '" + s.name + "': " + s.name + " and " + s.name + "_reading_c");
     if (c < 0) c = c2;
     if (c < 0)
       return err(path, header,
@@ -149,8 +150,9 @@ std::variant<FitSegment, config::ConfigError> bind_fit_csv(
     const int dc = column(d.name + "_demand");
     if (dc < 0)
       warnings.push_back(err(path, header,
-                             "warning: no " + d.name + "_demand column: demand taken as 1, so "
-                             "power_w is the device's mean power at each level in this use"));
+                             "warning: no " + d.name +
+                                 "_demand column: demand taken as 1, so "
+                                 "power_w is the device's mean power at each level in this use"));
     std::vector<std::vector<double>> per_level(d.power_w.size(), std::vector<double>(rows, 0.0));
     for (std::size_t r = 0; r < rows; ++r) {
       const double lv = t.rows[r][static_cast<std::size_t>(lc)];
@@ -171,9 +173,9 @@ std::variant<FitSegment, config::ConfigError> bind_fit_csv(
   }
   if (std::any_of(power_cols.begin(), power_cols.end(), [](int c) { return c >= 0; }))
     for (const int c : power_cols)
-      seg.power_w.push_back(c < 0 ? std::vector<double>{}
-                                  : interval_means(t.times_s, series(c), seg.time_s,
-                                                   options.step_s));
+      seg.power_w.push_back(c < 0
+                                ? std::vector<double>{}
+                                : interval_means(t.times_s, series(c), seg.time_s, options.step_s));
   if (const int c = column("power_w"); c >= 0)
     seg.total_power_w = interval_means(t.times_s, series(c), seg.time_s, options.step_s);
 
@@ -196,13 +198,16 @@ std::optional<config::ConfigError> add_reference_channels(
     bool node = false;
     for (const auto& n : skeleton.spec.nodes) node = node || n.name == ch.node;
     if (!node)
-      return config::ConfigError{skeleton.spec.source, 0, 0, {},
-                                 "reference '" + ch.column + "': no node named '" + ch.node +
-                                     "' (write COLUMN=NODE)"};
+      return config::ConfigError{
+          skeleton.spec.source,
+          0,
+          0,
+          {},
+          "reference '" + ch.column + "': no node named '" + ch.node + "' (write COLUMN=NODE)"};
     for (const auto& s : skeleton.spec.sensors)
       if (s.name == ch.column)
-        return config::ConfigError{skeleton.spec.source, 0, 0, {},
-                                   "reference '" + ch.column + "' has a sensor's name"};
+        return config::ConfigError{
+            skeleton.spec.source, 0, 0, {}, "reference '" + ch.column + "' has a sensor's name"};
     SensorModelSpec s;
     s.name = ch.column;
     s.node = ch.node;
@@ -211,8 +216,8 @@ std::optional<config::ConfigError> add_reference_channels(
       std::size_t x = 0;
       while (x < seg.extra_names.size() && seg.extra_names[x] != ch.column) ++x;
       if (x == seg.extra_names.size())
-        return config::ConfigError{seg.name, 0, 0, {},
-                                   "no column '" + ch.column + "' for the reference channel"};
+        return config::ConfigError{
+            seg.name, 0, 0, {}, "no column '" + ch.column + "' for the reference channel"};
       seg.reading_c.push_back(seg.extra_c[x]);
     }
   }

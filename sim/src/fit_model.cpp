@@ -30,10 +30,11 @@
 // to one common factor (all capacities, conductances and powers x k give
 // the same temperatures): step 3 reports that direction, and the fix is to
 // give one power in the skeleton or a power column in the data.
+#include <fmt/format.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <thread>
 
 #include "coolhand/sim/fit.h"
@@ -45,9 +46,9 @@ namespace {
 
 using detail::FitProblem;
 
-constexpr double kMinLog = -9.2;   // e^-9.2 ~ 1e-4
-constexpr double kMaxLog = 11.5;   // e^11.5 ~ 1e5
-constexpr double kMaxStep = 2.0;   // per iteration, in log units
+constexpr double kMinLog = -9.2;  // e^-9.2 ~ 1e-4
+constexpr double kMaxLog = 11.5;  // e^11.5 ~ 1e5
+constexpr double kMaxStep = 2.0;  // per iteration, in log units
 constexpr double kSpreadLimit = 0.3;
 // The prior's weight: a number a factor e from its start costs as much as
 // one reading 0.1 °C off, which the thousands of readings of a useful
@@ -59,9 +60,8 @@ Eigen::MatrixXd jacobian(const FitProblem& problem, const Eigen::VectorXd& theta
                          const Eigen::VectorXd& r0) {
   const auto p = theta.size();
   Eigen::MatrixXd j(r0.size(), p);
-  const auto workers =
-      std::max<unsigned>(1, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                               static_cast<unsigned>(p)));
+  const auto workers = std::max<unsigned>(
+      1, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(p)));
   auto column = [&](Eigen::Index c) {
     Eigen::VectorXd t = theta;
     const double h = static_cast<std::size_t>(c) < problem.model_params() ? 1e-6 : 1e-4;
@@ -167,13 +167,13 @@ void fill_unused_levels(const FitSkeleton& sk, const std::vector<FitSegment>& da
       std::size_t best = use.size();
       for (std::size_t u = 0; u < use.size(); ++u)
         if (used(u) && dev.performance[u] > 0 &&
-            (best == use.size() || std::abs(static_cast<double>(u) - static_cast<double>(l)) <
-                                       std::abs(static_cast<double>(best) - static_cast<double>(l))))
+            (best == use.size() ||
+             std::abs(static_cast<double>(u) - static_cast<double>(l)) <
+                 std::abs(static_cast<double>(best) - static_cast<double>(l))))
           best = u;
       if (best == use.size()) continue;
       const double ref = param[best] >= 0 ? std::exp(theta(param[best])) : dev.power_w[best];
-      theta(param[l]) =
-          std::log(std::max(ref * dev.performance[l] / dev.performance[best], 1e-3));
+      theta(param[l]) = std::log(std::max(ref * dev.performance[l] / dev.performance[best], 1e-3));
     }
   }
 }
@@ -220,22 +220,34 @@ void identifiability(const FitSkeleton& sk, const FitProblem& problem, const Eig
   for (Eigen::Index e = 0; e < nk; ++e) {
     const Eigen::VectorXd v = eig.eigenvectors().col(e);
     const bool null = ev(e) <= 1e-10 * top;
-    const double spread = null ? std::numeric_limits<double>::infinity() : std::sqrt(sigma2 / ev(e));
+    const double spread =
+        null ? std::numeric_limits<double>::infinity() : std::sqrt(sigma2 / ev(e));
     if (!null) cov += (sigma2 / ev(e)) * v * v.transpose();
     if (spread <= kSpreadLimit) continue;
     ParamWarning w;
+    const std::string amount =
+        null ? std::string("not at all") : fmt::format("only to ±{:.0f} %", 100.0 * spread);
+    // Every number x the same factor: the temperatures' common scale
+    // (every parameter is a capacity, conductance or power).
+    const double along_scale = std::abs(v.sum()) / std::sqrt(static_cast<double>(nk));
+    if (nk > 1 && along_scale > 0.9) {
+      w.params.push_back("every capacity, conductance and power together");
+      w.why = "the data determine their common scale " + amount +
+              ": give a measured power (a power_w or <device>_power_w column) or write one "
+              "power in the skeleton";
+      out.unidentifiable.push_back(std::move(w));
+      continue;
+    }
     std::vector<std::pair<double, std::string>> parts;
+    const double biggest = v.cwiseAbs().maxCoeff();
     for (Eigen::Index a = 0; a < nk; ++a)
-      if (std::abs(v(a)) >= 0.25)
+      if (std::abs(v(a)) >= 0.5 * biggest)
         parts.emplace_back(std::abs(v(a)), sk.free[static_cast<std::size_t>(kept[a])].name);
     std::sort(parts.rbegin(), parts.rend());
     for (auto& p : parts) w.params.push_back(p.second);
-    const std::string amount =
-        null ? std::string("not at all") : fmt::format("only to ±{:.0f} %", 100.0 * spread);
-    w.why = w.params.size() == 1
-                ? "the data determine it " + amount
-                : "the data determine only a combination of these, " + amount +
-                      " (they can change together without changing the readings)";
+    w.why = w.params.size() == 1 ? "the data determine it " + amount
+                                 : "the data determine only a combination of these, " + amount +
+                                       " (they can change together without changing the readings)";
     out.unidentifiable.push_back(std::move(w));
   }
   for (Eigen::Index a = 0; a < nk; ++a)
@@ -263,9 +275,12 @@ std::variant<FitResult, config::ConfigError> fit_model(const FitSkeleton& skelet
   problem.set_prior(theta, kPriorWeight);
   Eigen::VectorXd r = problem.residuals(theta);
   if (r.size() <= static_cast<Eigen::Index>(problem.size()))
-    return config::ConfigError{data.front().name, 0, 0, {},
-                               fmt::format("{} readings for {} unknowns: record longer", r.size(),
-                                           problem.size())};
+    return config::ConfigError{
+        data.front().name,
+        0,
+        0,
+        {},
+        fmt::format("{} readings for {} unknowns: record longer", r.size(), problem.size())};
   FitResult out;
   double cost = r.squaredNorm();
   out.cost_start = cost / static_cast<double>(r.size());

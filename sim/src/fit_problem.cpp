@@ -70,10 +70,10 @@ void simulate(const ModelSpec& m, const FitSegment& seg, const std::vector<doubl
     if (m.sensors[j].lag_s > 0) lag_state[j] = static_cast<int>(nx++);
 
   // Continuous dynamics dx/dt = A x + B [P; T_amb], then Van Loan.
-  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(nx),
-                                            static_cast<Eigen::Index>(nx));
-  Eigen::MatrixXd b = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(nx),
-                                            static_cast<Eigen::Index>(n + 1));
+  Eigen::MatrixXd a =
+      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(nx), static_cast<Eigen::Index>(nx));
+  Eigen::MatrixXd b =
+      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(nx), static_cast<Eigen::Index>(n + 1));
   const auto ni = static_cast<Eigen::Index>(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto ii = static_cast<Eigen::Index>(i);
@@ -192,11 +192,21 @@ Eigen::VectorXd FitProblem::initial_guess() const {
   for (std::size_t p = 0; p < model_params_; ++p) {
     double v = 1.0;
     switch (skeleton_.free[p].kind) {
-      case FreeParam::Kind::capacity: v = 20.0; break;
-      case FreeParam::Kind::to_ambient: v = 0.2; break;
-      case FreeParam::Kind::link: v = 1.0; break;
-      case FreeParam::Kind::idle: v = 0.2; break;
-      case FreeParam::Kind::power: v = 1.0; break;
+      case FreeParam::Kind::capacity:
+        v = 20.0;
+        break;
+      case FreeParam::Kind::to_ambient:
+        v = 0.2;
+        break;
+      case FreeParam::Kind::link:
+        v = 1.0;
+        break;
+      case FreeParam::Kind::idle:
+        v = 0.2;
+        break;
+      case FreeParam::Kind::power:
+        v = 1.0;
+        break;
     }
     theta(static_cast<Eigen::Index>(p)) = std::log(v);
   }
@@ -213,11 +223,21 @@ ModelSpec FitProblem::apply(const Eigen::VectorXd& theta) const {
     const auto& f = skeleton_.free[p];
     const double v = std::exp(theta(static_cast<Eigen::Index>(p)));
     switch (f.kind) {
-      case FreeParam::Kind::capacity: m.nodes[f.index].capacity_j_per_k = v; break;
-      case FreeParam::Kind::to_ambient: m.nodes[f.index].to_ambient_w_per_k = v; break;
-      case FreeParam::Kind::link: m.links[f.index].w_per_k = v; break;
-      case FreeParam::Kind::idle: m.devices[f.index].idle_w = v; break;
-      case FreeParam::Kind::power: m.devices[f.index].power_w[f.level] = v; break;
+      case FreeParam::Kind::capacity:
+        m.nodes[f.index].capacity_j_per_k = v;
+        break;
+      case FreeParam::Kind::to_ambient:
+        m.nodes[f.index].to_ambient_w_per_k = v;
+        break;
+      case FreeParam::Kind::link:
+        m.links[f.index].w_per_k = v;
+        break;
+      case FreeParam::Kind::idle:
+        m.devices[f.index].idle_w = v;
+        break;
+      case FreeParam::Kind::power:
+        m.devices[f.index].power_w[f.level] = v;
+        break;
     }
   }
   return m;
@@ -263,8 +283,7 @@ void FitProblem::errors(const Eigen::VectorXd& theta, std::vector<SensorError>& 
   const auto ns = spec.sensors.size();
   std::vector<double> sum2[2] = {std::vector<double>(ns), std::vector<double>(ns)};
   std::vector<double> worst[2] = {std::vector<double>(ns), std::vector<double>(ns)};
-  std::vector<std::size_t> count[2] = {std::vector<std::size_t>(ns),
-                                       std::vector<std::size_t>(ns)};
+  std::vector<std::size_t> count[2] = {std::vector<std::size_t>(ns), std::vector<std::size_t>(ns)};
   std::vector<std::vector<double>> pred, power;
   for (std::size_t s = 0; s < data_.size(); ++s) {
     run(spec, s, theta.data() + model_params_ + s * hidden_.size(), pred, power);

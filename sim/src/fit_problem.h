@@ -61,8 +61,8 @@ class FitProblem {
 
   const FitSkeleton& skeleton_;
   const std::vector<FitSegment>& data_;
-  std::vector<std::size_t> train_end_;   // per segment: first held-out grid index
-  std::vector<std::size_t> hidden_;      // nodes no sensor reads
+  std::vector<std::size_t> train_end_;  // per segment: first held-out grid index
+  std::vector<std::size_t> hidden_;     // nodes no sensor reads
   std::size_t model_params_ = 0;
   std::size_t hidden_starts_ = 0;
   Eigen::VectorXd prior_;

@@ -11,10 +11,11 @@
 // decides anything. The ridge penalty λ (not on the constant) keeps the
 // many correlated taps from amplifying sensor noise. Every segment's first
 // (1 - holdout) part is fitted; the rest is reported.
+#include <fmt/format.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "coolhand/sim/fit.h"
@@ -156,8 +157,8 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       }
     }
     if (rows <= static_cast<std::size_t>(nf))
-      return err(fmt::format("{} samples for {} skin-estimator coefficients: record longer", rows,
-                             nf));
+      return err(
+          fmt::format("{} samples for {} skin-estimator coefficients: record longer", rows, nf));
     for (Eigen::Index c = 0; c + 1 < nf; ++c) ata(c, c) += options.ridge;
     const Eigen::VectorXd w = ata.ldlt().solve(aty);
     SkinEstimator est;
@@ -192,9 +193,10 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
 std::string skin_yaml(const std::vector<SkinEstimator>& estimators) {
   std::string out;
   for (const auto& e : estimators) {
-    out += fmt::format("  # Fitted by coolhand-sim fit against '{}': rms {:.3f} °C on the fitted "
-                       "part, {:.3f} °C held out.\n",
-                       e.reference, e.train.rms_c, e.held_out.rms_c);
+    out += fmt::format(
+        "  # Fitted by coolhand-sim fit against '{}': rms {:.3f} °C on the fitted "
+        "part, {:.3f} °C held out.\n",
+        e.reference, e.train.rms_c, e.held_out.rms_c);
     out += fmt::format("  {}:\n    kind: fir\n    inputs: [", e.name);
     for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + e.inputs[i];
     out += "]\n    weights:\n";

@@ -23,12 +23,12 @@ std::string num(double v) {
 std::string name(const std::string& s) {
   bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
   for (const char c : s)
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
-                      c == '-');
-  static const char* const kReserved[] = {"true", "false", "yes", "no", "on", "off", "null",
-                                          "y", "n", "True", "False", "Yes", "No", "On", "Off",
-                                          "Null", "TRUE", "FALSE", "YES", "NO", "ON", "OFF",
-                                          "NULL", "Y", "N"};
+    plain =
+        plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-');
+  static const char* const kReserved[] = {"true", "false", "yes",  "no",    "on",  "off", "null",
+                                          "y",    "n",     "True", "False", "Yes", "No",  "On",
+                                          "Off",  "Null",  "TRUE", "FALSE", "YES", "NO",  "ON",
+                                          "OFF",  "NULL",  "Y",    "N"};
   for (const char* r : kReserved) plain = plain && s != r;
   if (plain) return s;
   std::string out = "\"";
@@ -52,10 +52,14 @@ std::string list(const std::vector<double>& v) {
 
 const char* trip_type(KernelTripSpec::Type t) {
   switch (t) {
-    case KernelTripSpec::Type::active: return "active";
-    case KernelTripSpec::Type::passive: return "passive";
-    case KernelTripSpec::Type::hot: return "hot";
-    case KernelTripSpec::Type::critical: return "critical";
+    case KernelTripSpec::Type::active:
+      return "active";
+    case KernelTripSpec::Type::passive:
+      return "passive";
+    case KernelTripSpec::Type::hot:
+      return "hot";
+    case KernelTripSpec::Type::critical:
+      return "critical";
   }
   return "passive";
 }
@@ -64,10 +68,12 @@ void write_zones(const ModelSpec& m, std::string& out) {
   if (m.kernel_zones.empty()) return;
   out += "\nkernel_zones:\n";
   for (const auto& z : m.kernel_zones) {
-    out += fmt::format("  - name: {}\n    sensor: {}\n    polling_delay_ms: {}\n"
-                       "    passive_delay_ms: {}\n",
-                       name(z.name), name(z.sensor), z.polling_delay.count(), z.passive_delay.count());
-    if (z.sustainable_power_mw) out += fmt::format("    sustainable_power_mw: {}\n", *z.sustainable_power_mw);
+    out += fmt::format(
+        "  - name: {}\n    sensor: {}\n    polling_delay_ms: {}\n"
+        "    passive_delay_ms: {}\n",
+        name(z.name), name(z.sensor), z.polling_delay.count(), z.passive_delay.count());
+    if (z.sustainable_power_mw)
+      out += fmt::format("    sustainable_power_mw: {}\n", *z.sustainable_power_mw);
     if (z.k_po) out += fmt::format("    k_po: {}\n", *z.k_po);
     if (z.k_pu) out += fmt::format("    k_pu: {}\n", *z.k_pu);
     if (z.k_i) out += fmt::format("    k_i: {}\n", *z.k_i);
@@ -105,10 +111,12 @@ std::string model_yaml(const ModelSpec& m, std::string_view header_comment) {
   out += fmt::format("name: {}\ntime_step_ms: {}\nambient_c: {}\n\n", name(m.name),
                      m.time_step.count(), num(m.ambient_c));
   out += "skin:\n  nodes: [";
-  for (std::size_t i = 0; i < m.skin_nodes.size(); ++i) out += (i ? ", " : "") + name(m.skin_nodes[i]);
+  for (std::size_t i = 0; i < m.skin_nodes.size(); ++i)
+    out += (i ? ", " : "") + name(m.skin_nodes[i]);
   out += fmt::format("]\n  limit_c: {}\n\nnodes:\n", num(m.skin_limit_c));
   for (const auto& n : m.nodes) {
-    out += fmt::format("  - {{name: {}, capacity_j_per_k: {}", name(n.name), num(n.capacity_j_per_k));
+    out +=
+        fmt::format("  - {{name: {}, capacity_j_per_k: {}", name(n.name), num(n.capacity_j_per_k));
     if (n.to_ambient_w_per_k != 0) out += ", to_ambient_w_per_k: " + num(n.to_ambient_w_per_k);
     if (n.initial_c) out += ", initial_c: " + num(*n.initial_c);
     out += "}\n";

@@ -38,12 +38,12 @@ struct FreeParam {
 };
 
 struct FitSkeleton {
-  ModelSpec spec;                // free numbers hold a placeholder until fitted
-  std::vector<FreeParam> free;   // in file order
+  ModelSpec spec;               // free numbers hold a placeholder until fitted
+  std::vector<FreeParam> free;  // in file order
 };
 
 [[nodiscard]] std::variant<FitSkeleton, config::ConfigError> parse_skeleton(std::string_view text,
-                                                                          std::string_view file);
+                                                                            std::string_view file);
 [[nodiscard]] std::variant<FitSkeleton, config::ConfigError> load_skeleton_file(
     const std::string& path);
 
@@ -55,8 +55,8 @@ struct FitSkeleton {
 struct FitSegment {
   std::string name;  // file name, for messages
   double step_s = 1.0;
-  std::vector<double> time_s;                  // grid, K entries
-  std::vector<double> ambient_c;               // interval means, K
+  std::vector<double> time_s;     // grid, K entries
+  std::vector<double> ambient_c;  // interval means, K
   // Interval means of demand while at each level: [device][level][k]
   // (demand x the fraction of the interval spent at that level).
   std::vector<std::vector<std::vector<double>>> load;
@@ -107,8 +107,8 @@ struct ReferenceChannel {
 // --------------------------------------------------------------- model fit --
 
 struct FitOptions {
-  double holdout = 0.25;        // last fraction of each segment kept for the report
-  int max_iterations = 200;     // Levenberg-Marquardt iterations
+  double holdout = 0.25;     // last fraction of each segment kept for the report
+  int max_iterations = 200;  // Levenberg-Marquardt iterations
   // Called after each iteration with its number and the rms residual (°C).
   std::function<void(int, double)> progress;
 };
@@ -126,11 +126,11 @@ struct ParamWarning {
 };
 
 struct FitResult {
-  ModelSpec model;                   // the skeleton with every free number fitted
-  std::vector<double> values;        // per FreeParam, in its unit
-  std::vector<double> rel_stddev;    // per FreeParam: 1-sigma relative uncertainty (inf: none)
-  std::vector<SensorError> train;    // per sensor on the fitted part
-  std::vector<SensorError> held_out; // per sensor on the held-out part
+  ModelSpec model;                    // the skeleton with every free number fitted
+  std::vector<double> values;         // per FreeParam, in its unit
+  std::vector<double> rel_stddev;     // per FreeParam: 1-sigma relative uncertainty (inf: none)
+  std::vector<SensorError> train;     // per sensor on the fitted part
+  std::vector<SensorError> held_out;  // per sensor on the held-out part
   std::vector<ParamWarning> unidentifiable;
   int iterations = 0;
   double cost_start = 0, cost_end = 0;  // mean squared residual
@@ -152,7 +152,7 @@ struct SkinFitOptions {
   int taps = 15;
   double tap_period_s = 8.0;
   double ridge = 1.0;
-  double hot_c = 38.0;        // samples whose reference is above this count hot_weight times
+  double hot_c = 38.0;  // samples whose reference is above this count hot_weight times
   double hot_weight = 3.0;
   double holdout = 0.25;
 };
@@ -176,8 +176,7 @@ struct SkinEstimator {
 
 // The estimator's value at each grid time of a segment, as the engine's fir
 // computes it (inputs held between samples); NaN before every input has a reading.
-[[nodiscard]] std::vector<double> evaluate_skin(const SkinEstimator& est,
-                                                const FitSegment& segment,
+[[nodiscard]] std::vector<double> evaluate_skin(const SkinEstimator& est, const FitSegment& segment,
                                                 const std::vector<std::string>& sensor_names);
 
 // The estimators as policy `sensors:` entries, ready to paste.
