@@ -166,6 +166,7 @@ std::variant<FitSegment, config::ConfigError> bind_fit_csv(
       per_level[static_cast<std::size_t>(lv)][r] = demand;
     }
     std::vector<std::vector<double>> load;
+    load.reserve(per_level.size());
     for (const auto& pl : per_level)
       load.push_back(interval_means(t.times_s, pl, seg.time_s, options.step_s));
     seg.load.push_back(std::move(load));

@@ -145,6 +145,7 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
         return err(seg.name + ": no column '" + ref + "' for the reference skin (the columns " +
                    "no sensor or device uses are the candidates)");
       std::vector<std::vector<double>> inputs;
+      inputs.reserve(in_idx.size());
       for (auto i : in_idx) inputs.push_back(filled(seg.reading_c[i]));
       const auto end = train_end(seg, options.holdout);
       for (std::size_t k = 0; k < end; ++k) {
