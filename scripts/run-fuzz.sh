@@ -12,6 +12,8 @@
 #   fuzz/sim     fuzz_sim_model         the simulator's model loader
 #                fuzz_sim_csv           workload / sensor-trace CSV reader
 #                fuzz_sim_recording     recordings through export and replay --recording
+#                fuzz_sim_skeleton      coolhand-sim fit's skeleton reader and model writer
+#                fuzz_sim_fit_csv       coolhand-sim fit's data binding and prediction
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
 # the failing input is kept in <build>/fuzz-artifacts/<target>- for
@@ -40,6 +42,8 @@ targets=(
   "fuzz_sim_model sim sim/model.dict sim/corpus-model"
   "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
   "fuzz_sim_recording sim recorder/recording.dict recorder/corpus"
+  "fuzz_sim_skeleton sim sim/model.dict sim/corpus-skeleton"
+  "fuzz_sim_fit_csv sim sim/csv.dict sim/corpus-fit-csv"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"
 )
 

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cmd_fit.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
@@ -467,6 +468,8 @@ int run_sim(int argc, char** argv) {
                         "LP decision step, s, a multiple of the model step (default: the "
                         "model step, coarsened to keep at most 360 decision steps)");
   bound_cmd->add_flag("--quiet,-q", ba.quiet, "no progress lines on stderr");
+
+  add_fit_command(app);
 
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.

@@ -23,13 +23,13 @@ expect_eq() {  # what, expected, actual
 
 # An unknown subcommand, even with --help after it, is an error naming it.
 set +e
-out="$("$sim" fit --help 2>"$work/err")"
+out="$("$sim" frobnicate --help 2>"$work/err")"
 rc=$?
 set -e
-expect_eq "fit --help exit status" 2 "$rc"
-expect_eq "fit --help stdout" "" "$out"
-expect_eq "fit --help stderr" \
-  "coolhand-sim: unknown subcommand 'fit' (one of: run, replay, export, compare, bound; see coolhand-sim --help)" \
+expect_eq "frobnicate --help exit status" 2 "$rc"
+expect_eq "frobnicate --help stdout" "" "$out"
+expect_eq "frobnicate --help stderr" \
+  "coolhand-sim: unknown subcommand 'frobnicate' (one of: run, replay, export, compare, bound, fit; see coolhand-sim --help)" \
   "$(cat "$work/err")"
 
 # A known subcommand's --help still works.

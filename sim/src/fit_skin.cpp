@@ -1,0 +1,218 @@
+// The virtual skin estimator's fit (fit.h: fit_skin): a policy `fir` sensor
+// over the device's own sensors, fitted to a reference skin channel (a
+// thermocouple on the cover, or a simulated trace's true skin node) the way
+// a vendor characterises a virtual skin sensor.
+//
+// Method: linear least squares with a ridge penalty. Features are each
+// input at now, now - tap_period, ..., now - (taps - 1) tap_period (the
+// engine's fir taps, inputs held between samples; before the recording
+// starts, its first reading), plus a constant. Samples whose reference is
+// above hot_c count hot_weight times, since that is where the estimate
+// decides anything. The ridge penalty λ (not on the constant) keeps the
+// many correlated taps from amplifying sensor noise. Every segment's first
+// (1 - holdout) part is fitted; the rest is reported.
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "coolhand/sim/fit.h"
+
+namespace coolhand::sim {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+config::ConfigError err(std::string msg) {
+  return config::ConfigError{{}, 0, 0, {}, std::move(msg)};
+}
+
+std::optional<std::size_t> index_of(const std::vector<std::string>& names,
+                                    const std::string& name) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  return std::nullopt;
+}
+
+// A reading series with the gaps before its first sample filled by it.
+std::vector<double> filled(const std::vector<double>& v) {
+  std::vector<double> out = v;
+  double first = kNaN;
+  for (double x : v)
+    if (!std::isnan(x)) {
+      first = x;
+      break;
+    }
+  for (auto& x : out)
+    if (std::isnan(x)) x = first;
+  return out;
+}
+
+std::size_t tap_shift(double tap_period_s, double step_s) {
+  return static_cast<std::size_t>(std::lround(tap_period_s / step_s));
+}
+
+// Feature row of grid index k: input i at tap m, then 1.
+void features(const std::vector<std::vector<double>>& inputs, std::size_t k, std::size_t shift,
+              int taps, Eigen::VectorXd& row) {
+  Eigen::Index c = 0;
+  for (const auto& x : inputs)
+    for (int m = 0; m < taps; ++m) {
+      const std::size_t back = static_cast<std::size_t>(m) * shift;
+      row(c++) = x[k >= back ? k - back : 0];
+    }
+  row(c) = 1.0;
+}
+
+SensorError error_of(const std::string& name, const std::vector<double>& e) {
+  SensorError s;
+  s.name = name;
+  double sum2 = 0;
+  for (double x : e) {
+    sum2 += x * x;
+    s.max_abs_c = std::max(s.max_abs_c, std::abs(x));
+  }
+  s.samples = e.size();
+  s.rms_c = e.empty() ? 0.0 : std::sqrt(sum2 / static_cast<double>(e.size()));
+  return s;
+}
+
+double rounded(double v, double scale) {
+  return std::round(v * scale) / scale;
+}
+
+std::size_t train_end(const FitSegment& seg, double holdout) {
+  const auto n = seg.time_s.size();
+  return std::min(n, static_cast<std::size_t>(std::floor(static_cast<double>(n) * (1 - holdout))));
+}
+
+}  // namespace
+
+std::vector<double> evaluate_skin(const SkinEstimator& est, const FitSegment& segment,
+                                  const std::vector<std::string>& sensor_names) {
+  std::vector<std::vector<double>> inputs;
+  for (const auto& name : est.inputs) {
+    const auto i = index_of(sensor_names, name);
+    if (!i) return std::vector<double>(segment.time_s.size(), kNaN);
+    inputs.push_back(filled(segment.reading_c[*i]));
+  }
+  const auto taps = static_cast<int>(est.weights.empty() ? 0 : est.weights.front().size());
+  const auto shift = tap_shift(est.tap_period_s, segment.step_s);
+  Eigen::VectorXd w(static_cast<Eigen::Index>(inputs.size()) * taps + 1);
+  Eigen::Index c = 0;
+  for (const auto& row : est.weights)
+    for (double x : row) w(c++) = x;
+  w(c) = est.offset_c;
+  std::vector<double> out(segment.time_s.size());
+  Eigen::VectorXd f(w.size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    features(inputs, k, shift, taps, f);
+    out[k] = f.dot(w);
+  }
+  return out;
+}
+
+std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
+    const std::vector<FitSegment>& data, const std::vector<std::string>& references,
+    const std::vector<std::string>& sensor_names, const SkinFitOptions& options) {
+  if (data.empty()) return err("no data to fit");
+  if (options.taps < 1 || options.taps > 1024) return err("taps: expected 1 to 1024");
+  const double step = data.front().step_s;
+  const auto shift = tap_shift(options.tap_period_s, step);
+  if (shift < 1 || std::abs(static_cast<double>(shift) * step - options.tap_period_s) > 1e-9)
+    return err(fmt::format("tap period {} s: must be a whole multiple of the fit step, {} s",
+                           options.tap_period_s, step));
+  if (options.inputs.empty()) return err("the skin estimator needs at least one input sensor");
+  std::vector<std::size_t> in_idx;
+  for (const auto& name : options.inputs) {
+    const auto i = index_of(sensor_names, name);
+    if (!i) return err("skin input '" + name + "' is not a sensor of the skeleton");
+    in_idx.push_back(*i);
+  }
+  const auto nf = static_cast<Eigen::Index>(in_idx.size()) * options.taps + 1;
+  std::vector<SkinEstimator> out;
+  for (const auto& ref : references) {
+    Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(nf, nf);
+    Eigen::VectorXd aty = Eigen::VectorXd::Zero(nf);
+    Eigen::VectorXd f(nf);
+    std::size_t rows = 0;
+    for (const auto& seg : data) {
+      const auto r = index_of(seg.extra_names, ref);
+      if (!r)
+        return err(seg.name + ": no column '" + ref + "' for the reference skin (the columns " +
+                   "no sensor or device uses are the candidates)");
+      std::vector<std::vector<double>> inputs;
+      inputs.reserve(in_idx.size());
+      for (auto i : in_idx) inputs.push_back(filled(seg.reading_c[i]));
+      const auto end = train_end(seg, options.holdout);
+      for (std::size_t k = 0; k < end; ++k) {
+        const double y = seg.extra_c[*r][k];
+        const double w = y > options.hot_c ? options.hot_weight : 1.0;
+        features(inputs, k, shift, options.taps, f);
+        ata.noalias() += (w * w) * f * f.transpose();
+        aty += (w * w * y) * f;
+        ++rows;
+      }
+    }
+    if (rows <= static_cast<std::size_t>(nf))
+      return err(
+          fmt::format("{} samples for {} skin-estimator coefficients: record longer", rows, nf));
+    for (Eigen::Index c = 0; c + 1 < nf; ++c) ata(c, c) += options.ridge;
+    const Eigen::VectorXd w = ata.ldlt().solve(aty);
+    SkinEstimator est;
+    est.reference = ref;
+    std::string base = ref;
+    if (base.size() > 2 && base.substr(base.size() - 2) == "_c") base.resize(base.size() - 2);
+    est.name = base + "_fir";
+    est.inputs = options.inputs;
+    est.tap_period_s = options.tap_period_s;
+    Eigen::Index c = 0;
+    for (std::size_t i = 0; i < in_idx.size(); ++i) {
+      est.weights.emplace_back();
+      for (int m = 0; m < options.taps; ++m) est.weights.back().push_back(rounded(w(c++), 1e6));
+    }
+    // The errors reported are those of the numbers skin_yaml writes.
+    est.offset_c = rounded(w(c), 1e4);
+    std::vector<double> e_train, e_held;
+    for (const auto& seg : data) {
+      const auto r = *index_of(seg.extra_names, ref);
+      const auto v = evaluate_skin(est, seg, sensor_names);
+      const auto end = train_end(seg, options.holdout);
+      for (std::size_t k = 0; k < v.size(); ++k)
+        (k < end ? e_train : e_held).push_back(v[k] - seg.extra_c[r][k]);
+    }
+    est.train = error_of(est.name, e_train);
+    est.held_out = error_of(est.name, e_held);
+    out.push_back(std::move(est));
+  }
+  return out;
+}
+
+std::string skin_yaml(const std::vector<SkinEstimator>& estimators) {
+  std::string out;
+  for (const auto& e : estimators) {
+    out += fmt::format(
+        "  # Fitted by coolhand-sim fit against '{}': rms {:.3f} °C on the fitted "
+        "part, {:.3f} °C held out.\n",
+        e.reference, e.train.rms_c, e.held_out.rms_c);
+    out += fmt::format("  {}:\n    kind: fir\n    inputs: [", e.name);
+    for (std::size_t i = 0; i < e.inputs.size(); ++i) out += (i ? ", " : "") + e.inputs[i];
+    out += "]\n    weights:\n";
+    for (std::size_t i = 0; i < e.weights.size(); ++i) {
+      out += "      - [";
+      for (std::size_t m = 0; m < e.weights[i].size(); ++m)
+        out += fmt::format("{}{:.6f}", m ? ", " : "", e.weights[i][m]);
+      out += "]  # " + e.inputs[i] + "\n";
+    }
+    const auto ms = std::lround(e.tap_period_s * 1000.0);
+    out += ms % 1000 == 0 ? fmt::format("    tap_period: {}s\n", ms / 1000)
+                          : fmt::format("    tap_period: {}ms\n", ms);
+    out += fmt::format("    offset_c: {:.4f}\n", e.offset_c);
+  }
+  return out;
+}
+
+}  // namespace coolhand::sim
