@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "coolhand/sim/report.h"
 #include "shard_file.h"
 
@@ -109,6 +112,10 @@ std::string merge_compare(const std::vector<ShardFile>& shards, const MergeOptio
     r.wall_s += get_num(f.body.at("wall_s"));
     r.bounds_wall_s += get_num(f.body.at("bounds_wall_s"));
   }
+  if (options.dry_run) {
+    os << format_text(r) << format_markdown(r);
+    return {};
+  }
   return write_compare_report(r, with_bound, run.at("model").at("name").get<std::string>(),
                               options.markdown, options.out.value_or(kDefaultCompareOut), os);
 }
@@ -150,10 +157,23 @@ std::string merge_tune_shards_hook(const std::vector<ShardFile>& /*shards*/,
 
 std::string merge_shards(const std::vector<std::string>& paths, const MergeOptions& options,
                          std::ostream& os) {
-  if (paths.empty()) return "merge: no shard files given";
-  std::vector<ShardFile> shards;
+  std::vector<ShardText> texts;
   for (const auto& p : paths) {
-    auto f = read_shard_file(p);
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in || in.bad()) return "merge: " + p + ": cannot read";
+    texts.push_back({p, ss.str()});
+  }
+  return merge_shard_texts(texts, options, os);
+}
+
+std::string merge_shard_texts(const std::vector<ShardText>& texts, const MergeOptions& options,
+                              std::ostream& os) {
+  if (texts.empty()) return "merge: no shard files given";
+  std::vector<ShardFile> shards;
+  for (const auto& t : texts) {
+    auto f = parse_shard_text(t.text, t.path);
     if (auto* e = std::get_if<std::string>(&f)) return "merge: " + *e;
     shards.push_back(std::get<ShardFile>(std::move(f)));
   }

@@ -16,12 +16,13 @@ namespace {
 
 constexpr const char* kFormat = "coolhand-sim shard";
 
-// A whole number in [1, max] spelt with digits only.
+// A whole number in [1, kMaxShards] spelt with digits only.
 std::optional<std::size_t> parse_count(std::string_view text) {
   std::size_t v = 0;
-  if (text.empty() || text.size() > 9) return std::nullopt;
+  if (text.empty() || text.size() > 7) return std::nullopt;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v == 0) return std::nullopt;
+  if (ec != std::errc() || end != text.data() + text.size() || v == 0 || v > kMaxShards)
+    return std::nullopt;
   return v;
 }
 
@@ -30,7 +31,8 @@ std::optional<std::size_t> parse_count(std::string_view text) {
 std::variant<ShardSpec, std::string> parse_shard_spec(std::string_view text) {
   const auto slash = text.find('/');
   const std::string bad =
-      fmt::format("--shard '{}': expected K/N, whole numbers with 1 <= K <= N (e.g. 2/4)", text);
+      fmt::format("--shard '{}': expected K/N, whole numbers with 1 <= K <= N <= {} (e.g. 2/4)",
+                  text, kMaxShards);
   if (slash == std::string_view::npos) return bad;
   const auto k = parse_count(text.substr(0, slash));
   const auto n = parse_count(text.substr(slash + 1));
@@ -109,8 +111,8 @@ std::variant<ShardFile, std::string> parse_shard_text(const std::string& text,
     const auto& shard = j.at("shard");
     const auto k = shard.at("index").get<std::int64_t>();
     const auto n = shard.at("count").get<std::int64_t>();
-    if (n < 1 || k < 1 || k > n)
-      return fmt::format("{}: shard {}/{}: expected 1 <= K <= N", path, k, n);
+    if (n < 1 || k < 1 || k > n || n > static_cast<std::int64_t>(kMaxShards))
+      return fmt::format("{}: shard {}/{}: expected 1 <= K <= N <= {}", path, k, n, kMaxShards);
     f.shard = ShardSpec{static_cast<std::size_t>(k), static_cast<std::size_t>(n)};
     if (!f.run.is_object() || !f.body.is_object())
       return path + ": malformed shard file: \"run\" and \"body\" must be objects";
@@ -118,14 +120,6 @@ std::variant<ShardFile, std::string> parse_shard_text(const std::string& text,
   } catch (const Json::exception& e) {
     return path + ": malformed shard file: " + e.what();
   }
-}
-
-std::variant<ShardFile, std::string> read_shard_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return path + ": cannot read";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_shard_text(ss.str(), path);
 }
 
 }  // namespace coolhand::sim

@@ -27,10 +27,9 @@ struct ShardFile {
 // The shard file's text (pretty JSON, newline-terminated).
 [[nodiscard]] std::string shard_text(std::string_view kind, const Json& run, const ShardSpec& s,
                                      const Json& body);
-// Reads and checks the envelope (format, version, kind, K/N); the body is
-// checked by the kind's merge. Errors name the file.
-[[nodiscard]] std::variant<ShardFile, std::string> read_shard_file(const std::string& path);
-// Parses the text of a shard file; `path` only names it in errors.
+// Parses and checks the envelope of a shard file's text (format, version,
+// kind, K/N); the body is checked by the kind's merge. `path` names the
+// file in errors.
 [[nodiscard]] std::variant<ShardFile, std::string> parse_shard_text(const std::string& text,
                                                                     const std::string& path);
 

@@ -16,6 +16,15 @@ struct MergeOptions {
   // writes to standard output only and takes neither.
   std::optional<std::string> out;
   std::string markdown;
+  // Check and decode everything, print the results' text to `os`, write
+  // no file (the fuzz target, fuzz/sim/fuzz_sim_shard.cpp).
+  bool dry_run = false;
+};
+
+// A shard file's name (for messages) and text.
+struct ShardText {
+  std::string path;
+  std::string text;
 };
 
 // Reads `paths`, checks that they are the shards 1..N of one run, each
@@ -24,5 +33,8 @@ struct MergeOptions {
 // error message naming the files concerned, or an empty string.
 [[nodiscard]] std::string merge_shards(const std::vector<std::string>& paths,
                                        const MergeOptions& options, std::ostream& os);
+// The same on shard files already read.
+[[nodiscard]] std::string merge_shard_texts(const std::vector<ShardText>& shards,
+                                            const MergeOptions& options, std::ostream& os);
 
 }  // namespace coolhand::sim

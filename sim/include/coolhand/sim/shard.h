@@ -34,13 +34,15 @@
 namespace coolhand::sim {
 
 inline constexpr int kShardFormatVersion = 1;
+// Most shards a run may be cut into.
+inline constexpr std::size_t kMaxShards = 100000;
 
 struct ShardSpec {
   std::size_t index = 1;  // K, 1-based
   std::size_t count = 1;  // N
 };
 
-// "K/N" with 1 <= K <= N; errors name the text.
+// "K/N" with 1 <= K <= N <= kMaxShards; errors name the text.
 [[nodiscard]] std::variant<ShardSpec, std::string> parse_shard_spec(std::string_view text);
 // Whether work unit `unit` (0-based) is shard `s`'s.
 [[nodiscard]] bool shard_owns(const ShardSpec& s, std::size_t unit);
