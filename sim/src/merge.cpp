@@ -43,9 +43,9 @@ std::string check_set(const std::vector<ShardFile>& shards) {
     if (f.shard.count != n)
       return fmt::format("{} is shard {}/{} but {} is shard {}/{}: not the same run", f.path,
                          f.shard.index, f.shard.count, first.path, first.shard.index, n);
-    if (f.run != first.run)
+    if (*f.run != *first.run)
       return fmt::format("{} is from a different run than {} (they differ in {})", f.path,
-                         first.path, differences(first.run, f.run));
+                         first.path, differences(*first.run, *f.run));
     const ShardFile*& slot = seen[f.shard.index - 1];
     if (slot)
       return fmt::format("shard {}/{} given twice: {} and {}", f.shard.index, n, slot->path,
@@ -67,7 +67,7 @@ template <typename Place>
 std::string collect_units(const std::vector<ShardFile>& shards, std::size_t units, Place place) {
   std::vector<bool> filled(units, false);
   for (const auto& f : shards)
-    for (const auto& u : f.body.at("units")) {
+    for (const auto& u : f.body->at("units")) {
       const auto i = u.at("unit").get<std::size_t>();
       if (i >= units || !shard_owns(f.shard, i) || filled[i])
         return fmt::format("{}: unit {} is not shard {}/{}'s, or given twice", f.path, i,
@@ -82,7 +82,7 @@ std::string collect_units(const std::vector<ShardFile>& shards, std::size_t unit
 
 std::string merge_compare(const std::vector<ShardFile>& shards, const MergeOptions& options,
                           std::ostream& os) {
-  const Json& run = shards.front().run;
+  const Json& run = *shards.front().run;
   CompareResult r;
   r.skin_limit_c = get_num(run.at("skin_limit_c"));
   for (const auto& w : run.at("workloads")) r.scenarios.push_back(w.at("name").get<std::string>());
@@ -109,8 +109,8 @@ std::string merge_compare(const std::vector<ShardFile>& shards, const MergeOptio
   });
   if (!e.empty()) return e;
   for (const auto& f : shards) {
-    r.wall_s += get_num(f.body.at("wall_s"));
-    r.bounds_wall_s += get_num(f.body.at("bounds_wall_s"));
+    r.wall_s += get_num(f.body->at("wall_s"));
+    r.bounds_wall_s += get_num(f.body->at("bounds_wall_s"));
   }
   if (options.dry_run) {
     os << format_text(r) << format_markdown(r);
@@ -124,7 +124,7 @@ std::string merge_bound(const std::vector<ShardFile>& shards, const MergeOptions
                         std::ostream& os) {
   if (options.out || !options.markdown.empty())
     return "bound shards merge to standard output only; -o and --markdown are for compare";
-  const Json& run = shards.front().run;
+  const Json& run = *shards.front().run;
   const auto& workloads = run.at("workloads");
   const auto units = run.at("units").get<std::size_t>();
   if (units != workloads.size())

@@ -106,15 +106,15 @@ std::variant<ShardFile, std::string> parse_shard_text(const std::string& text,
     ShardFile f;
     f.path = path;
     f.kind = j.at("kind").get<std::string>();
-    f.run = j.at("run");
-    f.body = j.at("body");
+    f.run = std::make_shared<const Json>(j.at("run"));
+    f.body = std::make_shared<const Json>(j.at("body"));
     const auto& shard = j.at("shard");
     const auto k = shard.at("index").get<std::int64_t>();
     const auto n = shard.at("count").get<std::int64_t>();
     if (n < 1 || k < 1 || k > n || n > static_cast<std::int64_t>(kMaxShards))
       return fmt::format("{}: shard {}/{}: expected 1 <= K <= N <= {}", path, k, n, kMaxShards);
     f.shard = ShardSpec{static_cast<std::size_t>(k), static_cast<std::size_t>(n)};
-    if (!f.run.is_object() || !f.body.is_object())
+    if (!f.run->is_object() || !f.body->is_object())
       return path + ": malformed shard file: \"run\" and \"body\" must be objects";
     return f;
   } catch (const Json::exception& e) {

@@ -3,6 +3,7 @@
 // shard_results.cpp write it, merge.cpp reads it.
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
@@ -15,13 +16,14 @@ namespace coolhand::sim {
 
 using Json = nlohmann::json;  // objects keep keys sorted: one text per value
 
-// One shard file as read: the envelope checked, run and body kept as JSON.
+// One shard file as read: the envelope checked, run and body kept as JSON
+// (behind shared_ptr: Json's own move may throw, a ShardFile's must not).
 struct ShardFile {
-  std::string path;  // as given, for messages
-  std::string kind;  // "compare", "bound", "tune"
-  Json run;          // the whole command's identity
+  std::string path;                 // as given, for messages
+  std::string kind;                 // "compare", "bound", "tune"
+  std::shared_ptr<const Json> run;  // the whole command's identity
   ShardSpec shard;
-  Json body;
+  std::shared_ptr<const Json> body;
 };
 
 // The shard file's text (pretty JSON, newline-terminated).

@@ -27,7 +27,7 @@ skip_or_fail() {
   exit 77
 }
 
-for tool in munged munge slurmctld slurmd sbatch sinfo squeue scancel; do
+for tool in munged munge unmunge slurmctld slurmd sbatch sinfo squeue scancel scontrol; do
   command -v "$tool" >/dev/null || skip_or_fail "$tool not found (Debian: munge, slurmctld, slurmd, slurm-client)"
 done
 [ "$(id -u)" -eq 0 ] || skip_or_fail "needs root to run slurmd"
@@ -169,15 +169,22 @@ timeout 90 sbatch --parsable --wait --dependency="afterok:$jid" --kill-on-invali
   --chdir="$root/work" \
   "$repo/scripts/slurm/merge.sbatch" "$root/shards" -o "$root/merged" \
   --markdown "$root/merged.md" >"$root/merge-job-id"
-echo "merge job $(cat "$root/merge-job-id") done"
-
-(cd "$root/work" && "$sim" compare "${args[@]}" -o "$root/local" \
-  --markdown "$root/local.md" >"$root/local.txt")
+mjid="$(cat "$root/merge-job-id")"
+echo "merge job $mjid done"
+# sbatch --wait also returns 0 for a merge cancelled because a task failed,
+# so the jobs' own states are checked (MinJobAge keeps them for 300 s).
+job_states() { scontrol -o show job "$1" | grep -o 'JobState=[A-Z_]*' | sort | uniq -c | xargs; }
+tasks_state="$(job_states "$jid")"
+merge_state="$(job_states "$mjid")"
 
 failed=0
 check() {  # what, command...
   if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; failed=1; fi
 }
+(cd "$root/work" && "$sim" compare "${args[@]}" -o "$root/local" \
+  --markdown "$root/local.md" >"$root/local.txt") || failed=1
+check "the 4 array tasks completed ($tasks_state)" [ "$tasks_state" = "4 JobState=COMPLETED" ]
+check "the merge job completed ($merge_state)" [ "$merge_state" = "1 JobState=COMPLETED" ]
 shards=$(find "$root/shards" -name 'compare-shard-*-of-4.json' | wc -l)
 check "4 shard files, one per array task (found $shards)" [ "$shards" -eq 4 ]
 for k in 1 2 3 4; do
@@ -186,7 +193,11 @@ done
 check "merged Markdown byte-identical to the local run" cmp "$root/local.md" "$root/merged.md"
 check "merged overlay.svg byte-identical to the local run" cmp "$root/local/overlay.svg" "$root/merged/overlay.svg"
 table() { grep -v -e ' s wall' -e '^wrote ' "$1"; }
-check "merged table equals the local run's" \
-  diff <(table "$root/local.txt") <(table "$root/work/coolhand-merge-$(cat "$root/merge-job-id").out")
+same_table() {
+  local merged="$root/work/coolhand-merge-$mjid.out"
+  [ -s "$root/local.txt" ] && [ -s "$merged" ] &&
+    diff <(table "$root/local.txt") <(table "$merged")
+}
+check "merged table equals the local run's" same_table
 check "the table has 12 rows" [ "$(grep -c '^gaming \|^gaming-hot \|^hot-ambient ' "$root/local.txt")" -eq 12 ]
 exit "$failed"
