@@ -310,6 +310,7 @@ int cmd_bound(const BoundArgs& a) {
   if (paths.empty()) paths.push_back(need_data(kReferenceWorkload));
   const ModelSpec spec = load_model(model_path);
   std::vector<Workload> workloads;
+  workloads.reserve(paths.size());
   for (const auto& w : paths) workloads.push_back(load_workload(w, spec));
   BoundOptions opts;
   opts.limit_c = a.limit_c.value_or(spec.skin_limit_c);
