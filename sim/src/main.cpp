@@ -442,8 +442,10 @@ int run_sim(int argc, char** argv) {
                           "workload CSV (repeatable; default: all bundled)");
   compare_cmd->add_option("--policy,-p", ca.policies, "coolhand policy YAML (repeatable)");
   compare_cmd->add_option("--governor,-g", ca.governors, "kernel governor (repeatable)");
-  compare_cmd->add_option("--markdown", ca.markdown, "also write the table as Markdown to FILE");
-  compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")->capture_default_str();
+  auto* compare_md = compare_cmd->add_option("--markdown", ca.markdown,
+                                             "also write the table as Markdown to FILE");
+  auto* compare_out = compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")
+                          ->capture_default_str();
   compare_cmd->add_option("--seed", ca.seed, "sensor-noise seed")->capture_default_str();
   compare_cmd->add_flag("--bound", ca.bound,
                         "also each workload's performance bound (as `bound`) and every "
@@ -453,6 +455,7 @@ int run_sim(int argc, char** argv) {
   compare_cmd
       ->add_option("--shard-file", ca.shard_file, "shard file (default: compare-shard-K-of-N.json)")
       ->needs(compare_shard);
+  compare_shard->excludes(compare_md)->excludes(compare_out);  // merge writes those
 
   BoundArgs ba;
   auto* bound_cmd = app.add_subcommand(
