@@ -34,6 +34,7 @@ pkgs=(
   libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
   libarchive-dev  # coolhandctl probe archives, --sysfs-root FILE
   dbus
+  munge slurmctld slurmd slurm-client  # tests/slurm: a real single-node Slurm
   linux-source-6.1  # tests/sim/kernel_diff builds 6.1's governors from it
 )
 if [ "$want_vm" -eq 1 ]; then

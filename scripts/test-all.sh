@@ -88,8 +88,10 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCOOLHAND_WERROR=ON 
 cmake --build build-asan -j "$jobs"
 # ReleaseStartupMemory measures what malloc_trim gives back to the kernel;
 # ASan's allocator is not glibc's, so that test runs in the release stage only.
+# The Slurm test (label slurm) starts real daemons: once, in the release
+# stage; shard and merge code runs sanitized in sim_shard_cli.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE e2e \
+  run_ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE 'e2e|slurm' \
   -E '^ReleaseStartupMemory[.]'
 
 stage "fuzzing every libFuzzer target (${fuzz_seconds}s in all)"

@@ -2,7 +2,8 @@
 // arguments: the bundled reference scenario), `replay` (a sensor trace, or
 // a coolhandd flight recording, through a policy), `export` (a recording as
 // CSV), `compare` (policies and governors over a workload suite) and `bound`
-// (the offline-optimal schedule's performance, bound.h).
+// (the offline-optimal schedule's performance, bound.h); compare and bound
+// take --shard K/N, and `merge` combines the shard files (shard.h, merge.h).
 // Bundled data (models, workloads, the reference policy) is looked up in
 // $COOLHAND_SIM_DATA, then the install tree (<prefix>/share/coolhand), then
 // the source tree this binary was built from.
@@ -22,6 +23,7 @@
 #include <string_view>
 
 #include "cmd_fit.h"
+#include "cmd_merge.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
@@ -29,7 +31,9 @@
 #include "coolhand/sim/recording_export.h"
 #include "coolhand/sim/recording_replay.h"
 #include "coolhand/sim/replay.h"
+#include "coolhand/sim/report.h"
 #include "coolhand/sim/runner.h"
+#include "coolhand/sim/shard.h"
 
 namespace fs = std::filesystem;
 using namespace coolhand;
@@ -124,6 +128,22 @@ void check(const std::string& error) {
 
 std::string stem(const std::string& path) {
   return fs::path(path).stem().string();
+}
+
+// Writes a shard's file (--shard K/N; shard.h) to `file`, or its default name.
+int write_shard(std::variant<std::string, ShardError> made, std::string_view kind,
+                const ShardSpec& s, std::string file) {
+  if (auto* e = std::get_if<ShardError>(&made)) throw Failure(e->message);
+  if (file.empty()) file = default_shard_file(kind, s);
+  check(write_text(std::get<std::string>(made), file));
+  std::cout << fmt::format("{} shard {}/{}: wrote {}\n", kind, s.index, s.count, file);
+  return 0;
+}
+
+ShardSpec shard_spec(const std::string& text) {
+  auto s = parse_shard_spec(text);
+  if (auto* e = std::get_if<std::string>(&s)) throw Failure(*e);
+  return std::get<ShardSpec>(s);
 }
 
 // ------------------------------------------------------------------- run --
@@ -285,16 +305,20 @@ int cmd_export(const std::string& rec_path, const std::string& out) {
 // ----------------------------------------------------------------- bound --
 
 struct BoundArgs {
-  std::string model, workload;
+  std::string model, shard, shard_file;
+  std::vector<std::string> workloads;
   std::optional<double> limit_c, step_s;
   bool quiet = false;
 };
 
 int cmd_bound(const BoundArgs& a) {
   const std::string model_path = a.model.empty() ? need_data(kReferenceModel) : a.model;
-  const std::string workload_path = a.workload.empty() ? need_data(kReferenceWorkload) : a.workload;
+  std::vector<std::string> paths = a.workloads;
+  if (paths.empty()) paths.push_back(need_data(kReferenceWorkload));
   const ModelSpec spec = load_model(model_path);
-  const Workload workload = load_workload(workload_path, spec);
+  std::vector<Workload> workloads;
+  workloads.reserve(paths.size());
+  for (const auto& w : paths) workloads.push_back(load_workload(w, spec));
   BoundOptions opts;
   opts.limit_c = a.limit_c.value_or(spec.skin_limit_c);
   if (a.step_s) {
@@ -305,33 +329,25 @@ int cmd_bound(const BoundArgs& a) {
     opts.decision_step = Millis(static_cast<std::int64_t>(std::round(ms)));
   }
   if (!a.quiet) opts.progress = [](std::string_view line) { std::cerr << line << "\n"; };
-  auto res = compute_bound(spec, workload, opts);
-  if (auto* e = std::get_if<std::string>(&res))
-    throw Failure("bound: " + workload.name() + ": " + *e);
-  const auto& r = std::get<BoundResult>(res);
-  if (!r.feasible)
-    throw Failure(fmt::format(
-        "bound: {}: no schedule keeps the skin at or below {:.2f} °C: the lowest peak skin any "
-        "schedule reaches is {:.2f} °C (every device at its lowest-power level throughout){}",
-        workload.name(), r.limit_c, r.lowest_peak_skin_c,
-        r.fan_relaxation ? "; " + fan_relaxation_note(r) : ""));
-  std::cout << fmt::format(
-      "{} on {} ({} steps of {} ms):\n"
-      "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest power)\n"
-      "  performance bound with skin <= {:.2f} °C: {:.4f} (no controller can deliver more)\n"
-      "  the LP's schedule (decision step {:g} s): performance {:.4f}, peak skin {:.2f} °C\n"
-      "  LP: {} variables, {} constraints, solved in {:.2f} s\n",
-      workload.name(), spec.name, r.steps, spec.time_step.count(), r.lowest_peak_skin_c, r.limit_c,
-      r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
-      r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s);
-  if (r.fan_relaxation) std::cout << "  " << fan_relaxation_note(r) << "\n";
+  if (!a.shard.empty())
+    return write_shard(
+        run_bound_shard({&spec, model_path, &workloads, paths, opts}, shard_spec(a.shard)), "bound",
+        shard_spec(a.shard), a.shard_file);
+  for (const auto& workload : workloads) {
+    auto res = compute_bound(spec, workload, opts);
+    if (auto* e = std::get_if<std::string>(&res))
+      throw Failure("bound: " + workload.name() + ": " + *e);
+    const auto& r = std::get<BoundResult>(res);
+    if (!r.feasible) throw Failure(bound_infeasible_message(r, workload.name()));
+    std::cout << format_bound_report(r, workload.name(), spec.name, spec.time_step);
+  }
   return 0;
 }
 
 // --------------------------------------------------------------- compare --
 
 struct CompareArgs {
-  std::string model, markdown, out = "coolhand-sim-compare", kernel = "6.1";
+  std::string model, markdown, out = "coolhand-sim-compare", kernel = "6.1", shard, shard_file;
   std::vector<std::string> workloads, policies, governors;
   std::uint64_t seed = 1;
   bool bound = false;
@@ -356,28 +372,18 @@ int cmd_compare(CompareArgs a) {
   for (const auto& p : a.policies) choices.push_back({stem(p), std::nullopt, load_policy(p)});
   for (const auto& g : a.governors)
     choices.push_back({g, parse_governor(g), std::nullopt, parse_kernel(a.kernel)});
+  if (!a.shard.empty()) {
+    a.policies.resize(choices.size());  // governors have no policy file
+    const auto progress = [](std::string_view line) { std::cerr << line << "\n"; };
+    return write_shard(run_compare_shard({&spec, model_path, &workloads, a.workloads, &choices,
+                                          a.policies, a.seed, a.bound},
+                                         shard_spec(a.shard), progress),
+                       "compare", shard_spec(a.shard), a.shard_file);
+  }
   auto res = run_compare(spec, workloads, choices, a.seed, a.bound);
   if (auto* e = std::get_if<std::string>(&res)) throw Failure(*e);
   const auto& r = std::get<CompareResult>(res);
-  std::cout << format_text(r);
-  std::cout << fmt::format("{} runs, {} steps in {:.2f} s wall ({:.0f} steps/s)\n",
-                           r.scenarios.size() * r.controllers.size(), r.steps, r.wall_s,
-                           r.wall_s > 0 ? static_cast<double>(r.steps) / r.wall_s : 0.0);
-  if (a.bound)
-    std::cout << fmt::format("{} bounds in {:.2f} s wall\n", r.scenarios.size(), r.bounds_wall_s);
-  if (!a.markdown.empty()) check(write_text(format_markdown(r), a.markdown));
-  ensure_dir(a.out);
-  std::vector<OverlayPanel> panels;
-  for (std::size_t s = 0; s < r.scenarios.size(); ++s) {
-    OverlayPanel p{r.scenarios[s], {}};
-    for (std::size_t c = 0; c < r.controllers.size(); ++c)
-      p.series.push_back({r.controllers[c], &r.cells[s][c].trace});
-    panels.push_back(std::move(p));
-  }
-  check(write_text(plot_overlay_svg(panels, r.skin_limit_c, spec.name + ": compare"),
-                   a.out + "/overlay.svg"));
-  std::cout << "wrote " << a.out << "/overlay.svg"
-            << (a.markdown.empty() ? "" : " and " + a.markdown) << "\n";
+  check(write_compare_report(r, a.bound, spec.name, a.markdown, a.out, std::cout));
   return 0;
 }
 
@@ -448,12 +454,20 @@ int run_sim(int argc, char** argv) {
   compare_cmd->add_option("--governor,-g", ca.governors, "kernel governor (repeatable)");
   compare_cmd->add_option("--kernel", ca.kernel, "the governors' kernel rules: 6.1 or 6.16")
       ->capture_default_str();
-  compare_cmd->add_option("--markdown", ca.markdown, "also write the table as Markdown to FILE");
-  compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")->capture_default_str();
+  auto* compare_md = compare_cmd->add_option("--markdown", ca.markdown,
+                                             "also write the table as Markdown to FILE");
+  auto* compare_out = compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")
+                          ->capture_default_str();
   compare_cmd->add_option("--seed", ca.seed, "sensor-noise seed")->capture_default_str();
   compare_cmd->add_flag("--bound", ca.bound,
                         "also each workload's performance bound (as `bound`) and every "
                         "controller's fraction of it");
+  auto* compare_shard = compare_cmd->add_option(
+      "--shard", ca.shard, "run only shard K of N (K/N) and write a shard file for `merge`");
+  compare_cmd
+      ->add_option("--shard-file", ca.shard_file, "shard file (default: compare-shard-K-of-N.json)")
+      ->needs(compare_shard);
+  compare_shard->excludes(compare_md)->excludes(compare_out);  // merge writes those
 
   BoundArgs ba;
   auto* bound_cmd = app.add_subcommand(
@@ -462,12 +476,20 @@ int run_sim(int argc, char** argv) {
       "below the limit (an LP over the model, levels relaxed to their convex hull), and the "
       "lowest peak skin any schedule reaches");
   bound_cmd->add_option("--model,-m", ba.model, "model YAML (default: bundled reference UMPC)");
-  bound_cmd->add_option("--workload,-w", ba.workload, "workload CSV (default: bundled gaming.csv)");
+  bound_cmd->add_option("--workload,-w", ba.workloads,
+                        "workload CSV (repeatable; default: bundled gaming.csv)");
   bound_cmd->add_option("--limit", ba.limit_c, "skin limit, °C (default: the model's)");
   bound_cmd->add_option("--step", ba.step_s,
                         "LP decision step, s, a multiple of the model step (default: the "
                         "model step, coarsened to keep at most 360 decision steps)");
   bound_cmd->add_flag("--quiet,-q", ba.quiet, "no progress lines on stderr");
+  auto* bound_shard = bound_cmd->add_option(
+      "--shard", ba.shard, "run only shard K of N (K/N) and write a shard file for `merge`");
+  bound_cmd
+      ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
+      ->needs(bound_shard);
+
+  CLI::App* merge_cmd = add_merge_command(app);
 
   add_fit_command(app);
 
@@ -499,6 +521,7 @@ int run_sim(int argc, char** argv) {
     if (*export_cmd) return cmd_export(ex_recording, ex_out);
     if (*compare_cmd) return cmd_compare(ca);
     if (*bound_cmd) return cmd_bound(ba);
+    if (*merge_cmd) return 0;  // ran in its callback
     return cmd_run(ra);
   } catch (const std::exception& e) {
     std::cerr << "coolhand-sim: " << e.what() << "\n";
