@@ -169,8 +169,9 @@ std::variant<std::string, ShardError> run_compare_shard(
   for (std::size_t c = 0; c < controllers.size(); ++c) {
     const auto& choice = controllers[c];
     if (choice.governor) {
-      cs.push_back(
-          {{"label", choice.label}, {"governor", std::string(to_string(*choice.governor))}});
+      cs.push_back({{"label", choice.label},
+                    {"governor", std::string(to_string(*choice.governor))},
+                    {"kernel", std::string(to_string(choice.kernel))}});
       continue;
     }
     auto d = file_digest(job.policy_paths.at(c));
