@@ -29,6 +29,7 @@
 #include "coolhand/sim/recording_replay.h"
 #include "coolhand/sim/replay.h"
 #include "coolhand/sim/runner.h"
+#include "cmd_tune.h"
 
 namespace fs = std::filesystem;
 using namespace coolhand;
@@ -455,6 +456,8 @@ int run_sim(int argc, char** argv) {
                         "model step, coarsened to keep at most 360 decision steps)");
   bound_cmd->add_flag("--quiet,-q", ba.quiet, "no progress lines on stderr");
 
+  const auto tune = add_tune_command(app, need_data);
+
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.
   if (argc > 1 && argv[1][0] != '-') {
@@ -473,6 +476,7 @@ int run_sim(int argc, char** argv) {
   }
   CLI11_PARSE(app, argc, argv);
   try {
+    if (const auto rc = tune()) return *rc;
     if (*replay_cmd) {
       if (!rp_recording.empty())
         return cmd_replay_recording(rp_recording, rp_policy, rp_exact, rp_out);
