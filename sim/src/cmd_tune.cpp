@@ -97,7 +97,8 @@ json identity(const TuneArgs& a, const std::string& model_path,
               {"limit_c", s.limit_c},
               {"tolerance_c", s.tolerance_c},
               {"global", s.global_candidates},
-              {"local", s.local_evaluations}};
+              {"local", s.local_evaluations},
+              {"bound", !a.no_bound}};
 }
 
 void write(const std::string& text, const std::string& path) {
@@ -272,6 +273,7 @@ int run_merge(const std::vector<std::string>& files, const std::string& out, boo
     a.tolerance_c = run.at("tolerance_c").get<double>();
     a.global = run.at("global").get<std::size_t>();
     a.local = run.at("local").get<std::size_t>();
+    a.no_bound = !run.at("bound").get<bool>();
     a.from_shards = files;
     a.out = out;
     a.quiet = quiet;

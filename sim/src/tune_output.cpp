@@ -58,9 +58,9 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
       settings.limit_c + settings.tolerance_c, settings.limit_c, settings.tolerance_c));
   lines.push_back(fmt::format(
       "Search: seed {}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
-      "(NLopt COBYLA, result {}){}.",
+      "(NLopt COBYLA, ended by: {}){}.",
       settings.seed, outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
-      outcome.nlopt_result,
+      outcome.local_stop,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? "; stopped by the time budget"
           : ""));
@@ -102,8 +102,12 @@ std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
   for (const auto& e : outcome.global.evals)
     if (e) all.push_back(&*e);
   for (const auto& e : outcome.local) all.push_back(&e);
+  // Performance as the change against the policy as written, in %: the
+  // differences a search finds are a few per cent or less.
   std::vector<double> x, perf, best_perf, hottest, best_hottest;
   const TuneEval* best = nullptr;
+  const double base = all.empty() ? 0.0 : all.front()->suite_performance;
+  const auto change = [&](double p) { return base > 0 ? 100.0 * (p / base - 1.0) : 0.0; };
   for (std::size_t i = 0; i < all.size(); ++i) {
     const TuneEval& e = *all[i];
     if (!best || better(e, *best)) best = &e;
@@ -113,17 +117,18 @@ std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
                  ? std::nan("")
                  : *std::max_element(t.max_skin_c.begin(), t.max_skin_c.end());
     };
-    perf.push_back(e.error.empty() ? e.suite_performance : std::nan(""));
-    best_perf.push_back(best->suite_performance);
+    perf.push_back(e.error.empty() ? change(e.suite_performance) : std::nan(""));
+    best_perf.push_back(change(best->suite_performance));
     hottest.push_back(hot(e));
     best_hottest.push_back(hot(*best));
   }
   const double global_end = static_cast<double>(outcome.global.candidates);
   std::vector<CountPanel> panels;
   panels.push_back(CountPanel{
-      fmt::format("Suite performance per evaluation (global stage 1-{:g}, then local)",
+      fmt::format("Suite performance against the policy as written (global stage 1-{:g}, "
+                  "then local)",
                   global_end),
-      "",
+      " %",
       {{"evaluation", perf, true}, {"best so far", best_perf, false}},
       std::nullopt});
   panels.push_back(CountPanel{"Hottest workload's max skin per evaluation",

@@ -100,8 +100,10 @@ std::optional<double> number(std::string_view t) {
   return v;
 }
 
-// Classifies the scalar `text` into p.kind/start (and limit/unit); "" or why not.
-std::string classify(std::string_view text, TuneParam& p) {
+// Classifies the scalar `text` into p.kind/start (and limit/unit); "" or
+// why not. `limits` are the policy's limit names ("skin" for skin_c).
+std::string classify(std::string_view text, const std::vector<std::string>& limits,
+                     TuneParam& p) {
   if (auto v = number(text)) {
     p.kind = integral_text(text) ? TuneParam::Kind::integer : TuneParam::Kind::number;
     p.start = *v;
@@ -122,7 +124,9 @@ std::string classify(std::string_view text, TuneParam& p) {
   while (i < text.size() &&
          (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
     ++i;
-  if (i > 0 && std::isalpha(static_cast<unsigned char>(text[0]))) {
+  const bool is_limit =
+      i > 0 && std::find(limits.begin(), limits.end(), text.substr(0, i)) != limits.end();
+  if (is_limit) {
     std::string_view rest = text.substr(i);
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
     double offset = 0;
@@ -173,12 +177,16 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
                          describe(node));
     std::vector<std::string> keys;
     YAML::Node next;
+    bool found = false;
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) continue;
       keys.push_back(kv.first.Scalar());
-      if (kv.first.Scalar() == seg.key) next.reset(kv.second);
+      if (kv.first.Scalar() == seg.key) {
+        next.reset(kv.second);
+        found = true;
+      }
     }
-    if (!next) {
+    if (!found) {
       std::string msg = fmt::format("character {}: no key '{}' under {}", seg.at + 1, seg.key, here);
       if (auto hint = config::did_you_mean(seg.key, keys)) msg += " (did you mean '" + *hint + "'?)";
       return msg;
@@ -198,7 +206,16 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
   p.offset = static_cast<std::size_t>(mark.pos);
   p.length = scalar.size();
   p.text = scalar;
-  if (auto why = classify(scalar, p); !why.empty())
+  std::vector<std::string> limits;
+  if (const YAML::Node l = root["limits"]; l && l.IsMap())
+    for (const auto& kv : l)
+      if (kv.first.IsScalar() && kv.first.Scalar().size() > 2 &&
+          kv.first.Scalar().ends_with("_c"))
+        limits.push_back(kv.first.Scalar().substr(0, kv.first.Scalar().size() - 2));
+  // Only temperatures (keys ending in _c) are written against limits; a
+  // name elsewhere (`input: skin`) is a sensor or a device.
+  if (!prefix.ends_with("_c")) limits.clear();
+  if (auto why = classify(scalar, limits, p); !why.empty())
     return fmt::format("'{}' = '{}' is {}", path, scalar, why);
   return {};
 }

@@ -238,6 +238,7 @@ struct LocalState {
   TuneEval* best;
   nlopt_opt opt = nullptr;
   bool stopped_by_budget = false;
+  bool stopped_by_count = false;
 
   const TuneEval& at(const double* x) {
     std::vector<double> q(job->problem->params.size());
@@ -251,7 +252,10 @@ struct LocalState {
     progress->report("local stage", log->size(), budget_evals, *best,
                      budget_evals - std::min(budget_evals, log->size()),
                      used / static_cast<double>(log->size()), log->size() == budget_evals);
-    if (log->size() >= budget_evals) nlopt_force_stop(opt);
+    if (log->size() >= budget_evals) {
+      stopped_by_count = true;
+      nlopt_force_stop(opt);
+    }
     if (settings->time_budget_s && elapsed_s(settings->started) > *settings->time_budget_s) {
       stopped_by_budget = true;
       nlopt_force_stop(opt);
@@ -322,9 +326,16 @@ std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job,
   double f = 0;
   const bool skip =
       budget == 0 || (settings.time_budget_s && elapsed_s(settings.started) >= *settings.time_budget_s);
-  if (!skip) out.nlopt_result = nlopt_optimize(opt, x.data(), &f);
+  nlopt_result result = NLOPT_SUCCESS;
+  if (!skip) result = nlopt_optimize(opt, x.data(), &f);
   nlopt_destroy(opt);
   out.local_stopped_by_budget = state.stopped_by_budget || (skip && budget > 0);
+  if (out.local_stopped_by_budget)
+    out.local_stop = "time budget";
+  else if (state.stopped_by_count || budget == 0)
+    out.local_stop = "evaluation limit";
+  else
+    out.local_stop = nlopt_result_to_string(result);
   return out;
 }
 

@@ -155,7 +155,9 @@ struct TuneOutcome {
   TuneEval best;
   std::size_t best_global_index = 0;  // the local stage's start
   bool local_stopped_by_budget = false;
-  int nlopt_result = 0;
+  // Why the local stage ended: "evaluation limit", "time budget", or
+  // NLopt's result ("XTOL_REACHED": converged).
+  std::string local_stop;
 };
 
 // The local stage from the best of `global` (complete: every candidate
