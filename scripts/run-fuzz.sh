@@ -12,6 +12,7 @@
 #   fuzz/sim     fuzz_sim_model         the simulator's model loader
 #                fuzz_sim_csv           workload / sensor-trace CSV reader
 #                fuzz_sim_recording     recordings through export and replay --recording
+#                fuzz_tune_params       tune's --param / `tune:` reader and substitution
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
 # the failing input is kept in <build>/fuzz-artifacts/<target>- for
@@ -40,6 +41,7 @@ targets=(
   "fuzz_sim_model sim sim/model.dict sim/corpus-model"
   "fuzz_sim_csv sim sim/csv.dict sim/corpus-csv"
   "fuzz_sim_recording sim recorder/recording.dict recorder/corpus"
+  "fuzz_tune_params sim config/yaml.dict sim/corpus-tune"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"
 )
 

@@ -88,7 +88,8 @@ json identity(const TuneArgs& a, const std::string& model_path,
               const std::vector<std::string>& workload_paths, const std::string& policy_text,
               const TuneSettings& s) {
   json w = json::array();
-  for (const auto& p : workload_paths) w.push_back({{"path", p}, {"fnv1a64", digest(read_file(p))}});
+  for (const auto& p : workload_paths)
+    w.push_back({{"path", p}, {"fnv1a64", digest(read_file(p))}});
   return json{{"model", {{"path", model_path}, {"fnv1a64", digest(read_file(model_path))}}},
               {"workloads", w},
               {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
@@ -127,7 +128,8 @@ std::string evaluations_csv(const TuneProblem& problem, const TuneOutcome& o) {
 int run_tune(TuneArgs a, const DataLookup& need_data) {
   const auto started = std::chrono::steady_clock::now();
   if (a.policy.empty()) throw Failure("tune needs --policy FILE");
-  const std::string model_path = a.model.empty() ? need_data("models/reference-umpc.yaml") : a.model;
+  const std::string model_path =
+      a.model.empty() ? need_data("models/reference-umpc.yaml") : a.model;
   auto m = load_model_file(model_path);
   if (auto* e = std::get_if<config::ConfigError>(&m)) throw Failure(e->to_string());
   const ModelSpec model = std::get<ModelSpec>(std::move(m));
@@ -174,7 +176,8 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   if (!a.quiet) s.progress = [](std::string_view line) { std::cerr << line << "\n"; };
   const TuneJob job{&model, &workloads, &problem};
   const std::string run_id = identity(a, model_path, a.workloads, policy_text, s).dump();
-  const unsigned threads = a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+  const unsigned threads =
+      a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   std::error_code ec;
   fs::create_directories(a.out, ec);
   if (ec) throw Failure("cannot create " + a.out + ": " + ec.message());
@@ -189,7 +192,8 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
     if (a.time_budget_s) throw Failure("--shard runs every candidate it owns: no --time-budget");
     const auto [k, n] = parse_shard(a.shard);
     const GlobalStage stage = run_global_stage(job, s, k, n);
-    const std::string file = (fs::path(a.out) / fmt::format("tune-shard-{}-of-{}.json", k, n)).string();
+    const std::string file =
+        (fs::path(a.out) / fmt::format("tune-shard-{}-of-{}.json", k, n)).string();
     write(tune_shard_json(run_id, k, n, stage), file);
     std::size_t done = 0;
     for (const auto& e : stage.evals) done += e.has_value();
@@ -265,7 +269,8 @@ int run_merge(const std::vector<std::string>& files, const std::string& out, boo
     run = doc.at("run");
     TuneArgs a;
     a.model = run.at("model").at("path").get<std::string>();
-    for (const auto& w : run.at("workloads")) a.workloads.push_back(w.at("path").get<std::string>());
+    for (const auto& w : run.at("workloads"))
+      a.workloads.push_back(w.at("path").get<std::string>());
     a.policy = run.at("policy").at("path").get<std::string>();
     a.params = run.at("params").get<std::vector<std::string>>();
     a.seed = run.at("seed").get<std::uint64_t>();
@@ -309,7 +314,8 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, DataLookup n
                   "parameter, at least 32)");
   cmd->add_option("--local", a->local,
                   "local-stage (COBYLA) evaluations (default: 30 per parameter, at least 40)");
-  cmd->add_option("--threads,-j", a->threads, "threads (default: every core; results do not depend on it)");
+  cmd->add_option("--threads,-j", a->threads,
+                  "threads (default: every core; results do not depend on it)");
   cmd->add_option("--time-budget", a->time_budget_s,
                   "wall seconds: the global stage starts no batch after half, the local stage "
                   "stops at all of it");

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cmd_tune.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
@@ -29,7 +30,6 @@
 #include "coolhand/sim/recording_replay.h"
 #include "coolhand/sim/replay.h"
 #include "coolhand/sim/runner.h"
-#include "cmd_tune.h"
 
 namespace fs = std::filesystem;
 using namespace coolhand;

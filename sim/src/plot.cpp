@@ -106,9 +106,8 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
   // or a count.
   const bool count = !x_unit.empty();
   const bool seconds = !count && t_end < 120.0;
-  const double xs =
-      count ? std::max(1.0, nice_step(t_end))
-            : (seconds ? nice_step(t_end) : nice_step(t_end / 60.0) * 60.0);
+  const double xs = count ? std::max(1.0, nice_step(t_end))
+                          : (seconds ? nice_step(t_end) : nice_step(t_end / 60.0) * 60.0);
   for (long k = 0; static_cast<double>(k) * xs <= t_end + 1e-9; ++k) {
     const double t = static_cast<double>(k) * xs;
     const double label =
@@ -253,8 +252,8 @@ std::string plot_count_svg(const std::vector<double>& x, const std::string& x_un
   for (const auto& cp : in) {
     Panel p{cp.title, cp.unit, {}, cp.limit, {}};
     for (std::size_t i = 0; i < cp.series.size(); ++i)
-      p.series.push_back({cp.series[i].label, &cp.series[i].values, kColours[i % 10],
-                          cp.series[i].dashed});
+      p.series.push_back(
+          {cp.series[i].label, &cp.series[i].values, kColours[i % 10], cp.series[i].dashed});
     panels.push_back(std::move(p));
     times.push_back(&x);
   }

@@ -71,8 +71,8 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
           ? fmt::format("{:.2f} °C over limit + tolerance in total: no candidate held it",
                         best.violation_c)
           : std::string("holds the limit on every workload")));
-  lines.push_back(fmt::format("{:<20} {:>11} {:>8} {:>8} {:>8}", "workload", "max_skin_c",
-                              "perf", "bound", "of_bound"));
+  lines.push_back(fmt::format("{:<20} {:>11} {:>8} {:>8} {:>8}", "workload", "max_skin_c", "perf",
+                              "bound", "of_bound"));
   for (std::size_t w = 0; w < report.workload_names.size(); ++w) {
     const auto& b = w < report.bounds.size() ? report.bounds[w] : std::nullopt;
     std::string bound = "-", of = "-";

@@ -70,8 +70,8 @@ std::variant<std::vector<Segment>, std::string> split_path(std::string_view path
       ++i;
     }
     std::size_t j = i;
-    while (j < path.size() && (std::isalnum(static_cast<unsigned char>(path[j])) ||
-                               path[j] == '_' || path[j] == '-'))
+    while (j < path.size() &&
+           (std::isalnum(static_cast<unsigned char>(path[j])) || path[j] == '_' || path[j] == '-'))
       ++j;
     if (j == i) return fmt::format("character {}: expected a key name", i + 1);
     out.push_back({std::string(path.substr(i, j - i)), std::nullopt, i});
@@ -102,8 +102,7 @@ std::optional<double> number(std::string_view t) {
 
 // Classifies the scalar `text` into p.kind/start (and limit/unit); "" or
 // why not. `limits` are the policy's limit names ("skin" for skin_c).
-std::string classify(std::string_view text, const std::vector<std::string>& limits,
-                     TuneParam& p) {
+std::string classify(std::string_view text, const std::vector<std::string>& limits, TuneParam& p) {
   if (auto v = number(text)) {
     p.kind = integral_text(text) ? TuneParam::Kind::integer : TuneParam::Kind::number;
     p.start = *v;
@@ -121,8 +120,7 @@ std::string classify(std::string_view text, const std::vector<std::string>& limi
   }
   // limit [ (+|-) number ]
   std::size_t i = 0;
-  while (i < text.size() &&
-         (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
     ++i;
   const bool is_limit =
       i > 0 && std::find(limits.begin(), limits.end(), text.substr(0, i)) != limits.end();
@@ -173,8 +171,7 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
       continue;
     }
     if (!node.IsMap())
-      return fmt::format("character {}: {} is {}, not a mapping", seg.at + 1, here,
-                         describe(node));
+      return fmt::format("character {}: {} is {}, not a mapping", seg.at + 1, here, describe(node));
     std::vector<std::string> keys;
     YAML::Node next;
     bool found = false;
@@ -187,8 +184,10 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
       }
     }
     if (!found) {
-      std::string msg = fmt::format("character {}: no key '{}' under {}", seg.at + 1, seg.key, here);
-      if (auto hint = config::did_you_mean(seg.key, keys)) msg += " (did you mean '" + *hint + "'?)";
+      std::string msg =
+          fmt::format("character {}: no key '{}' under {}", seg.at + 1, seg.key, here);
+      if (auto hint = config::did_you_mean(seg.key, keys))
+        msg += " (did you mean '" + *hint + "'?)";
       return msg;
     }
     node.reset(next);
@@ -209,8 +208,7 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
   std::vector<std::string> limits;
   if (const YAML::Node l = root["limits"]; l && l.IsMap())
     for (const auto& kv : l)
-      if (kv.first.IsScalar() && kv.first.Scalar().size() > 2 &&
-          kv.first.Scalar().ends_with("_c"))
+      if (kv.first.IsScalar() && kv.first.Scalar().size() > 2 && kv.first.Scalar().ends_with("_c"))
         limits.push_back(kv.first.Scalar().substr(0, kv.first.Scalar().size() - 2));
   // Only temperatures (keys ending in _c) are written against limits; a
   // name elsewhere (`input: skin`) is a sensor or a device.
@@ -223,15 +221,16 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
 // A range LO..HI (CLI) or [LO, HI] (block), already split.
 std::string check_range(TuneParam& p, std::string_view lo, std::string_view hi) {
   auto l = number(lo), h = number(hi);
-  if (!l || !h) return fmt::format("the range's bounds must be plain numbers, got '{}' and '{}'", lo, hi);
+  if (!l || !h)
+    return fmt::format("the range's bounds must be plain numbers, got '{}' and '{}'", lo, hi);
   if (!(*l < *h)) return fmt::format("empty range: {} is not below {}", *l, *h);
   if (p.kind == TuneParam::Kind::integer && !(integral_text(lo) && integral_text(hi)))
     p.kind = TuneParam::Kind::number;  // a decimal bound asks for a continuous search
   p.lo = *l;
   p.hi = *h;
   if (p.start < p.lo || p.start > p.hi)
-    return fmt::format("the policy's value {} ({}) is outside the range [{}, {}]",
-                       p.text, p.start, p.lo, p.hi);
+    return fmt::format("the policy's value {} ({}) is outside the range [{}, {}]", p.text, p.start,
+                       p.lo, p.hi);
   return {};
 }
 
@@ -331,13 +330,15 @@ std::variant<TuneProblem, std::vector<ConfigError>> make_tune_problem(
   if (const YAML::Node tune = root["tune"]) {
     const Origin at = origin_of(file, tune);
     if (!tune.IsMap()) {
-      errors.push_back(error_at(at, "tune", "expected a mapping: tune: {params: {PATH: [LO, HI]}}"));
+      errors.push_back(
+          error_at(at, "tune", "expected a mapping: tune: {params: {PATH: [LO, HI]}}"));
     } else {
       for (const auto& kv : tune) {
         const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
         if (key == "params") continue;
         std::string msg = "unknown key '" + key + "'";
-        if (auto hint = config::did_you_mean(key, {"params"})) msg += " (did you mean '" + *hint + "'?)";
+        if (auto hint = config::did_you_mean(key, {"params"}))
+          msg += " (did you mean '" + *hint + "'?)";
         errors.push_back(error_at(origin_of(file, kv.first), "tune", msg));
       }
       const YAML::Node params = tune["params"];
@@ -363,13 +364,17 @@ std::variant<TuneProblem, std::vector<ConfigError>> make_tune_problem(
     const auto eq = arg.find('=');
     const auto dots = eq == std::string::npos ? std::string::npos : arg.find("..", eq + 1);
     if (eq == std::string::npos || dots == std::string::npos) {
-      errors.push_back(error_at(at, {}, "expected PATH=LO..HI (e.g. controllers.skin_pid.kp=0.2..2)"));
+      errors.push_back(
+          error_at(at, {}, "expected PATH=LO..HI (e.g. controllers.skin_pid.kp=0.2..2)"));
       continue;
     }
     add(Request{arg.substr(0, eq), arg.substr(eq + 1, dots - eq - 1), arg.substr(dots + 2), at});
   }
   if (requests.empty() && errors.empty())
-    errors.push_back(ConfigError{std::string(file), 0, 0, {},
+    errors.push_back(ConfigError{std::string(file),
+                                 0,
+                                 0,
+                                 {},
                                  "nothing to tune: give --param PATH=LO..HI or a `tune: {params: "
                                  "{PATH: [LO, HI]}}` block"});
   for (const auto& r : requests) {
@@ -384,7 +389,8 @@ std::variant<TuneProblem, std::vector<ConfigError>> make_tune_problem(
       if (why.empty()) why = check_range(p, r.lo, r.hi);
     }
     if (!why.empty()) {
-      errors.push_back(error_at(r.origin, r.origin.cli ? std::string() : "tune.params." + r.path, why));
+      errors.push_back(
+          error_at(r.origin, r.origin.cli ? std::string() : "tune.params." + r.path, why));
       continue;
     }
     for (const auto& other : problem.params)

@@ -79,7 +79,8 @@ struct Progress {
     last = now;
     const double used = elapsed_s(start);
     double left = static_cast<double>(evals_left) * s_per_eval;
-    if (settings.time_budget_s) left = std::min(left, std::max(0.0, *settings.time_budget_s - used));
+    if (settings.time_budget_s)
+      left = std::min(left, std::max(0.0, *settings.time_budget_s - used));
     settings.progress(fmt::format(
         "tune: {} {}/{}: best suite performance {:.4f}{}, {:.0f} s used, ~{:.0f} s left", stage,
         done, total, best.suite_performance,
@@ -277,14 +278,12 @@ void constraints(unsigned m, double* result, unsigned /*n*/, const double* x, do
   auto* s = static_cast<LocalState*>(data);
   const TuneEval& e = s->at(x);
   const double allowed = s->settings->limit_c + s->settings->tolerance_c;
-  for (unsigned w = 0; w < m; ++w)
-    result[w] = e.error.empty() ? e.max_skin_c[w] - allowed : 100.0;
+  for (unsigned w = 0; w < m; ++w) result[w] = e.error.empty() ? e.max_skin_c[w] - allowed : 100.0;
 }
 
 }  // namespace
 
-std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job,
-                                                   const TuneSettings& settings,
+std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job, const TuneSettings& settings,
                                                    GlobalStage global) {
   const auto& problem = *job.problem;
   if (global.candidates == 0) return std::string("the global stage evaluated no candidate");
@@ -324,8 +323,8 @@ std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job,
   nlopt_set_maxeval(opt, static_cast<int>(budget) + 1);
   nlopt_set_xtol_rel(opt, 1e-4);
   double f = 0;
-  const bool skip =
-      budget == 0 || (settings.time_budget_s && elapsed_s(settings.started) >= *settings.time_budget_s);
+  const bool skip = budget == 0 || (settings.time_budget_s &&
+                                    elapsed_s(settings.started) >= *settings.time_budget_s);
   nlopt_result result = NLOPT_SUCCESS;
   if (!skip) result = nlopt_optimize(opt, x.data(), &f);
   nlopt_destroy(opt);

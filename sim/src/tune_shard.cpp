@@ -90,7 +90,8 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
       const auto k = doc.at("shard").at("index").get<std::size_t>();
       const auto n = doc.at("shard").at("count").get<std::size_t>();
       if (count && *count != n)
-        return fmt::format("{}: shard {} of {}, but {} is of {}", name, k, n, names.front(), *count);
+        return fmt::format("{}: shard {} of {}, but {} is of {}", name, k, n, names.front(),
+                           *count);
       if (k < 1 || k > n) return fmt::format("{}: shard index {} is not in 1..{}", name, k, n);
       if (!seen.insert(k).second) return fmt::format("{}: shard {} of {} given twice", name, k, n);
       const auto g = doc.at("body").at("candidates").get<std::size_t>();

@@ -29,7 +29,7 @@ set -e
 expect_eq "fit --help exit status" 2 "$rc"
 expect_eq "fit --help stdout" "" "$out"
 expect_eq "fit --help stderr" \
-  "coolhand-sim: unknown subcommand 'fit' (one of: run, replay, export, compare, bound; see coolhand-sim --help)" \
+  "coolhand-sim: unknown subcommand 'fit' (one of: run, replay, export, compare, bound, tune, merge; see coolhand-sim --help)" \
   "$(cat "$work/err")"
 
 # A known subcommand's --help still works.

@@ -195,9 +195,10 @@ TEST(TuneTest, BadParamArgumentsArePositionedErrors) {
   EXPECT_EQ(first_error(kSmall, {"controllers.skin_pid.kp=1..2"}),
             "--param controllers.skin_pid.kp=1..2: the policy's value 0.8 (0.8) is outside the "
             "range [1, 2]");
-  EXPECT_EQ(first_error(kSmall, {"controllers.table.table[3].up_c=-1..0"}),
-            "--param controllers.table.table[3].up_c=-1..0: character 24: 'controllers.table.table' "
-            "has 1 entries; [3] is past its end");
+  EXPECT_EQ(
+      first_error(kSmall, {"controllers.table.table[3].up_c=-1..0"}),
+      "--param controllers.table.table[3].up_c=-1..0: character 24: 'controllers.table.table' "
+      "has 1 entries; [3] is past its end");
   EXPECT_EQ(first_error(kSmall, {"controllers.skin_pid.devices=0..1"}),
             "--param controllers.skin_pid.devices=0..1: 'controllers.skin_pid.devices' is a list; "
             "a tunable parameter is a single value");
@@ -230,9 +231,9 @@ TEST(TuneTest, BadTuneBlocksArePositionedErrors) {
 }
 
 TEST(TuneTest, SubstitutionRewritesOnlyTheTunedScalars) {
-  const auto p = problem_of(kSmall, {"controllers.skin_pid.setpoint_c=-2..0",
-                                     "controllers.skin_pid.kp=0..2", "controllers.skin_pid.period=1..4",
-                                     "controllers.table.table[0].up_c=-1..1"});
+  const auto p = problem_of(
+      kSmall, {"controllers.skin_pid.setpoint_c=-2..0", "controllers.skin_pid.kp=0..2",
+               "controllers.skin_pid.period=1..4", "controllers.table.table[0].up_c=-1..1"});
   ASSERT_EQ(p.params.size(), 4U);
   EXPECT_EQ(p.params[2].kind, TuneParam::Kind::duration_s);
   const std::vector<double> x = {-0.25, 1.234567, 3.5, 0.5};

@@ -58,10 +58,10 @@ struct TuneParam {
   std::string limit;  // limit_offset: the limit's name ("skin")
   std::string unit;   // duration_s: the unit written ("s" or "ms")
   double lo = 0, hi = 0;
-  double start = 0;          // the value as written in the policy
-  std::size_t offset = 0;    // byte offset of the scalar's text in the policy text
-  std::size_t length = 0;    // its length in bytes
-  std::string text;          // the scalar's text as written
+  double start = 0;        // the value as written in the policy
+  std::size_t offset = 0;  // byte offset of the scalar's text in the policy text
+  std::size_t length = 0;  // its length in bytes
+  std::string text;        // the scalar's text as written
 };
 
 struct TuneProblem {
@@ -88,12 +88,12 @@ struct TuneProblem {
 
 // What one candidate achieved, per workload and over the suite.
 struct TuneEval {
-  std::vector<double> x;           // quantized parameter values
-  std::vector<double> max_skin_c;  // per workload
+  std::vector<double> x;            // quantized parameter values
+  std::vector<double> max_skin_c;   // per workload
   std::vector<double> performance;  // per workload
   double suite_performance = 0;     // mean over workloads
-  double violation_c = 0;  // sum over workloads of max(0, max skin - (limit + tolerance))
-  std::string error;       // set when the substituted policy is invalid (never better)
+  double violation_c = 0;           // sum over workloads of max(0, max skin - (limit + tolerance))
+  std::string error;                // set when the substituted policy is invalid (never better)
 };
 
 // Whether `a` ranks strictly above `b` in the search's order: no error
@@ -102,9 +102,9 @@ struct TuneEval {
 [[nodiscard]] bool better(const TuneEval& a, const TuneEval& b);
 
 struct TuneSettings {
-  std::uint64_t seed = 1;       // Halton shift and the sensor-noise seed of every run
-  double limit_c = 45.0;        // max skin allowed on every workload ...
-  double tolerance_c = 0.5;     // ... plus this (compare's kOvershootAllowedC by default)
+  std::uint64_t seed = 1;             // Halton shift and the sensor-noise seed of every run
+  double limit_c = 45.0;              // max skin allowed on every workload ...
+  double tolerance_c = 0.5;           // ... plus this (compare's kOvershootAllowedC by default)
   std::size_t global_candidates = 0;  // G, including the start; 0: 16 per parameter, >= 32
   std::size_t local_evaluations = 0;  // 0: 30 per parameter, >= 40
   unsigned threads = 0;               // 0: every core
@@ -138,7 +138,7 @@ struct TuneJob {
 // The global stage's evaluations, by candidate index; a shard holds only
 // its own (the others are absent).
 struct GlobalStage {
-  std::size_t candidates = 0;  // G
+  std::size_t candidates = 0;                  // G
   std::vector<std::optional<TuneEval>> evals;  // size G
   bool stopped_by_budget = false;
 };
