@@ -257,9 +257,10 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   return 0;
 }
 
-// `merge` for tune shards: the inputs are the ones the shards name.
-int run_merge(const std::vector<std::string>& files, const std::string& out, bool quiet,
-              const DataLookup& need_data) {
+}  // namespace
+
+int merge_tune_files(const std::vector<std::string>& files, const std::string& out, bool quiet,
+                     const DataLookup& need_data) {
   if (files.empty()) throw Failure("merge needs shard files");
   json run;
   try {
@@ -288,9 +289,7 @@ int run_merge(const std::vector<std::string>& files, const std::string& out, boo
   }
 }
 
-}  // namespace
-
-std::function<std::optional<int>()> add_tune_command(CLI::App& app, DataLookup need_data) {
+std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLookup& need_data) {
   auto a = std::make_shared<TuneArgs>();
   auto* cmd = app.add_subcommand(
       "tune",
@@ -319,11 +318,13 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, DataLookup n
   cmd->add_option("--time-budget", a->time_budget_s,
                   "wall seconds: the global stage starts no batch after half, the local stage "
                   "stops at all of it");
-  cmd->add_option("--shard", a->shard,
-                  "K/N: evaluate only shard K's global candidates (i mod N = K-1) and write "
-                  "OUT/tune-shard-K-of-N.json");
+  auto* shard_opt =
+      cmd->add_option("--shard", a->shard,
+                      "K/N: evaluate only shard K's global candidates (i mod N = K-1) and write "
+                      "OUT/tune-shard-K-of-N.json");
   cmd->add_option("--from-shards", a->from_shards,
-                  "shard files of this same run: merge them and finish (local stage, output)");
+                  "shard files of this same run: merge them and finish (local stage, output)")
+      ->excludes(shard_opt);
   cmd->add_option("--out,-o", a->out, "output directory")->capture_default_str();
   cmd->add_flag("--no-bound", a->no_bound,
                 "leave the performance bound out of the header (saves an LP per workload)");
@@ -342,7 +343,7 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, DataLookup n
 
   return [=]() -> std::optional<int> {
     if (*cmd) return run_tune(*a, need_data);
-    if (*merge) return run_merge(*merge_files, *merge_out, *merge_quiet, need_data);
+    if (*merge) return merge_tune_files(*merge_files, *merge_out, *merge_quiet, need_data);
     return std::nullopt;
   };
 }

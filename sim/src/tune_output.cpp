@@ -70,7 +70,7 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
       best.violation_c > 0
           ? fmt::format("{:.2f} °C over limit + tolerance in total: no candidate held it",
                         best.violation_c)
-          : std::string("holds the limit on every workload")));
+          : std::string("max skin within limit + tolerance on every workload")));
   lines.push_back(fmt::format("{:<20} {:>11} {:>8} {:>8} {:>8}", "workload", "max_skin_c", "perf",
                               "bound", "of_bound"));
   for (std::size_t w = 0; w < report.workload_names.size(); ++w) {
@@ -85,6 +85,10 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
     lines.push_back(fmt::format("{:<20} {:>11.2f} {:>8.4f} {:>8} {:>8}", report.workload_names[w],
                                 best.max_skin_c[w], best.performance[w], bound, of));
   }
+  if (settings.tolerance_c > 0)
+    lines.emplace_back(
+        "(bound: the most performance any controller could deliver with max skin <= the limit "
+        "itself; of_bound is above 1 only for a run over the limit, within the tolerance.)");
   lines.emplace_back("Parameters (as written -> tuned, range):");
   for (std::size_t j = 0; j < problem.params.size(); ++j) {
     const auto& p = problem.params[j];

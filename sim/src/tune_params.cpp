@@ -247,10 +247,9 @@ double quantize(const TuneParam& p, double v) {
   switch (p.kind) {
     case TuneParam::Kind::integer:
       return std::clamp(std::round(v), std::ceil(p.lo), std::floor(p.hi));
-    case TuneParam::Kind::limit_offset:
-      return std::round(v * 1000.0) / 1000.0;  // m°C, what the loader keeps
-    case TuneParam::Kind::duration_s:
-      return std::round(v * 1000.0) / 1000.0;  // ms
+    case TuneParam::Kind::limit_offset:  // m°C, what the loader keeps
+    case TuneParam::Kind::duration_s:    // ms
+      return std::round(v * 1000.0) / 1000.0;
     case TuneParam::Kind::number:
       break;
   }
