@@ -84,8 +84,8 @@ struct Progress {
     settings.progress(fmt::format(
         "tune: {} {}/{}: best suite performance {:.4f}{}, {:.0f} s used, ~{:.0f} s left", stage,
         done, total, best.suite_performance,
-        best.violation_c > 0 ? fmt::format(" ({:.2f} °C over the limit)", best.violation_c)
-                             : std::string(" (holds the limit)"),
+        best.violation_c > 0 ? fmt::format(" ({:.2f} °C over limit + tolerance)", best.violation_c)
+                             : std::string(" (within limit + tolerance)"),
         used, left));
   }
 };
