@@ -36,6 +36,7 @@ unsigned thread_count(const TuneSettings& s) {
 
 // Runs fn(0..n-1) on `threads` threads, each index once.
 void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& fn) {
+  if (n == 0) return;
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < n; i = next++) fn(i);
