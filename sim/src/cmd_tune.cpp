@@ -41,7 +41,7 @@ struct TuneArgs {
   std::optional<double> limit_c, time_budget_s;
   double tolerance_c = kOvershootAllowedC;
   std::uint64_t seed = 1;
-  std::size_t global = 0, local = 0;
+  std::optional<std::size_t> global, local;
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
 };
@@ -84,7 +84,7 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
 // Everything that decides a run's results, equal in every shard of it:
 // the inputs (as given, with their digests) and the settings. The thread
 // count and the output directory do not change results and are left out.
-json identity(const TuneArgs& a, const std::string& model_path,
+json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& model_path,
               const std::vector<std::string>& workload_paths, const std::string& policy_text,
               const TuneSettings& s) {
   json w = json::array();
@@ -97,8 +97,8 @@ json identity(const TuneArgs& a, const std::string& model_path,
               {"seed", s.seed},
               {"limit_c", s.limit_c},
               {"tolerance_c", s.tolerance_c},
-              {"global", s.global_candidates},
-              {"local", s.local_evaluations},
+              {"global", global_count(problem, s)},
+              {"local", local_count(problem, s)},
               {"bound", !a.no_bound}};
 }
 
@@ -168,6 +168,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   s.seed = a.seed;
   s.limit_c = a.limit_c.value_or(problem.policy_skin_limit_c.value_or(model.skin_limit_c));
   s.tolerance_c = a.tolerance_c;
+  if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
   s.global_candidates = a.global;
   s.local_evaluations = a.local;
   s.threads = a.threads;
@@ -175,7 +176,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   s.started = started;
   if (!a.quiet) s.progress = [](std::string_view line) { std::cerr << line << "\n"; };
   const TuneJob job{&model, &workloads, &problem};
-  const std::string run_id = identity(a, model_path, a.workloads, policy_text, s).dump();
+  const std::string run_id = identity(a, problem, model_path, a.workloads, policy_text, s).dump();
   const unsigned threads =
       a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   std::error_code ec;
@@ -312,7 +313,8 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLo
                   "global-stage candidates incl. the policy as written (default: 16 per "
                   "parameter, at least 32)");
   cmd->add_option("--local", a->local,
-                  "local-stage (COBYLA) evaluations (default: 30 per parameter, at least 40)");
+                  "local-stage (COBYLA) evaluations (default: 30 per parameter, at least 40; 0: "
+                  "none)");
   cmd->add_option("--threads,-j", a->threads,
                   "threads (default: every core; results do not depend on it)");
   cmd->add_option("--time-budget", a->time_budget_s,

@@ -101,12 +101,12 @@ bool better(const TuneEval& a, const TuneEval& b) {
 }
 
 std::size_t global_count(const TuneProblem& problem, const TuneSettings& s) {
-  if (s.global_candidates > 0) return s.global_candidates;
+  if (s.global_candidates) return *s.global_candidates;
   return std::max<std::size_t>(32, 16 * problem.params.size());
 }
 
 std::size_t local_count(const TuneProblem& problem, const TuneSettings& s) {
-  if (s.local_evaluations > 0) return s.local_evaluations;
+  if (s.local_evaluations) return *s.local_evaluations;
   return std::max<std::size_t>(40, 30 * problem.params.size());
 }
 
@@ -195,7 +195,9 @@ GlobalStage run_global_stage(const TuneJob& job, const TuneSettings& settings,
   std::optional<TuneEval> best;
   std::size_t done = 0;
   for (std::size_t b = 0; b < mine.size(); b += batch) {
-    if (settings.time_budget_s && elapsed_s(settings.started) > *settings.time_budget_s / 2) {
+    // The first batch always runs: it holds candidate 0, the policy as written.
+    if (b > 0 && settings.time_budget_s &&
+        elapsed_s(settings.started) > *settings.time_budget_s / 2) {
       stage.stopped_by_budget = true;
       break;
     }

@@ -34,9 +34,10 @@ same_files() {  # what, dir a, dir b
   done
 }
 
-args=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
+base=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
   --param controllers.skin_pid_cpu.setpoint_c=-1..0 --param controllers.skin_pid_cpu.kp=0.2..2
-  --global 9 --local 6 --no-bound -q)
+  --no-bound -q)
+args=("${base[@]}" --global 9 --local 6)
 
 "$sim" tune "${args[@]}" -o "$work/one" >/dev/null
 for k in 1 2 3; do "$sim" tune "${args[@]}" --shard "$k/3" -o "$work/shards" >/dev/null; done
@@ -47,6 +48,20 @@ same_files "merge of 3 shards" "$work/one" "$work/merged"
 same_files "tune --from-shards" "$work/one" "$work/from"
 expect_eq "the tuned policy has a header" "# tune: Tuned by \`coolhand-sim tune\` for model 'reference-umpc'." \
   "$(head -1 "$work/one/policy.yaml")"
+
+# A run the time budget stops says how to reproduce it; that rerun
+# evaluates exactly the same candidates.
+out="$("$sim" tune "${base[@]}" --global 40 --time-budget 0.001 -o "$work/budget" 2>/dev/null || true)"
+rerun="$(sed -n 's/.*rerun with \(--global [0-9]* --local [0-9]*\) to reproduce.*/\1/p' <<<"$out")"
+expect_eq "the budget stops the run and says how to rerun it" "1" "$([[ -n "$rerun" ]] && echo 1 || echo 0)"
+# shellcheck disable=SC2086
+"$sim" tune "${base[@]}" $rerun -o "$work/rerun" >/dev/null
+if cmp -s "$work/budget/evaluations.csv" "$work/rerun/evaluations.csv"; then
+  echo "ok   the rerun evaluates the same candidates"
+else
+  echo "FAIL the rerun evaluates other candidates"
+  failures=$((failures + 1))
+fi
 
 run_err() {  # args... -> "rc: stderr"
   local rc=0

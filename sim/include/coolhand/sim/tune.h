@@ -102,12 +102,14 @@ struct TuneEval {
 [[nodiscard]] bool better(const TuneEval& a, const TuneEval& b);
 
 struct TuneSettings {
-  std::uint64_t seed = 1;             // Halton shift and the sensor-noise seed of every run
-  double limit_c = 45.0;              // max skin allowed on every workload ...
-  double tolerance_c = 0.5;           // ... plus this (compare's kOvershootAllowedC by default)
-  std::size_t global_candidates = 0;  // G, including the start; 0: 16 per parameter, >= 32
-  std::size_t local_evaluations = 0;  // 0: 30 per parameter, >= 40
-  unsigned threads = 0;               // 0: every core
+  std::uint64_t seed = 1;    // Halton shift and the sensor-noise seed of every run
+  double limit_c = 45.0;     // max skin allowed on every workload ...
+  double tolerance_c = 0.5;  // ... plus this (compare's kOvershootAllowedC by default)
+  // G, including the start; unset: 16 per parameter, at least 32.
+  std::optional<std::size_t> global_candidates;
+  // COBYLA's evaluations; unset: 30 per parameter, at least 40; 0: none.
+  std::optional<std::size_t> local_evaluations;
+  unsigned threads = 0;  // 0: every core
   // Wall time from `started`: the global stage starts no batch after half
   // of it, the local stage stops at all of it. A run stopped by it says so;
   // rerun with --global/--local at the counts it reached to reproduce it.
