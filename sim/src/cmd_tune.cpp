@@ -148,6 +148,8 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
     if (auto* e = std::get_if<config::ConfigError>(&w)) throw Failure(e->to_string());
     workloads.push_back(std::get<Workload>(std::move(w)));
     names.push_back(workloads.back().name());
+    for (const auto& warning : workloads.back().warnings())
+      std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
   }
   const std::string policy_text = read_file(a.policy);
   auto made = make_tune_problem(policy_text, a.policy, a.params);
