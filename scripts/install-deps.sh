@@ -31,6 +31,7 @@ pkgs=(
   libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev libeigen3-dev
   libglpk-dev  # coolhand-sim bound: the performance bound's LP
+  libnlopt-dev  # coolhand-sim tune: COBYLA, the local stage
   libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
   libarchive-dev  # coolhandctl probe archives, --sysfs-root FILE
   dbus

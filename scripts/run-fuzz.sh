@@ -15,6 +15,7 @@
 #                fuzz_sim_skeleton      coolhand-sim fit's skeleton reader and model writer
 #                fuzz_sim_fit_csv       coolhand-sim fit's data binding and prediction
 #                fuzz_sim_shard         shard files through coolhand-sim merge's checks
+#                fuzz_tune_params       tune's --param / `tune:` reader and substitution
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
 # the failing input is kept in <build>/fuzz-artifacts/<target>- for
@@ -46,6 +47,7 @@ targets=(
   "fuzz_sim_skeleton sim sim/model.dict sim/corpus-skeleton"
   "fuzz_sim_fit_csv sim sim/csv.dict sim/corpus-fit-csv"
   "fuzz_sim_shard sim sim/shard.dict sim/corpus-shard"
+  "fuzz_tune_params sim config/yaml.dict sim/corpus-tune"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"
 )
 

@@ -120,7 +120,9 @@ PolicyDocument parse_document(Context& ctx, const YAML::Node& root) {
   Fields f(ctx, root, root.Mark(), {}, {}, "the policy");
   if (!f.is_map()) return doc;
   f.allow({"version", "limits", "sampling", "daemon", "sensors", "zones", "devices", "controllers",
-           "profiles", "default_profile"});
+           "profiles", "default_profile", "tune"});
+  // `tune:` holds `coolhand-sim tune`'s parameter ranges (docs/simulator.md,
+  // "Tuning a policy"); the daemon does not read it, the tuner validates it.
   if (auto v = f.uint32("version", {}, true); v && *v != kSchemaVersion) {
     f.invalid(*f.find("version"), "unsupported version " + std::to_string(*v) +
                                       " (this coolhand reads version " +

@@ -14,7 +14,7 @@ namespace {
 
 // °C over the skin limit the coolhand policy may reach. Granted to the policy
 // only: a kernel baseline holds the limit when its skin never exceeds it.
-constexpr double kOvershootAllowed = 0.5;
+constexpr double kOvershootAllowed = kOvershootAllowedC;
 
 // Said instead of the baseline targets when no kernel governor ran.
 constexpr const char* kNoBaseline =

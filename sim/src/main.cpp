@@ -24,6 +24,7 @@
 
 #include "cmd_fit.h"
 #include "cmd_merge.h"
+#include "cmd_tune.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
@@ -489,9 +490,11 @@ int run_sim(int argc, char** argv) {
       ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
       ->needs(bound_shard);
 
-  CLI::App* merge_cmd = add_merge_command(app);
+  CLI::App* merge_cmd = add_merge_command(app, need_data);
 
   add_fit_command(app);
+
+  const auto tune = add_tune_command(app, need_data);
 
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.
@@ -511,6 +514,7 @@ int run_sim(int argc, char** argv) {
   }
   CLI11_PARSE(app, argc, argv);
   try {
+    if (const auto rc = tune()) return *rc;
     if (*replay_cmd) {
       if (!rp_recording.empty())
         return cmd_replay_recording(rp_recording, rp_policy, rp_exact, rp_out);

@@ -145,12 +145,14 @@ std::string merge_bound(const std::vector<ShardFile>& shards, const MergeOptions
   return {};
 }
 
-// The hook for tune's shards. `tune` (sim/src/tune*.cpp, another branch)
-// provides merge_tune_shards; the call is wired here when the branches
-// meet. Until then tune shards are refused, not half-merged.
-std::string merge_tune_shards_hook(const std::vector<ShardFile>& /*shards*/,
-                                   const MergeOptions& /*options*/, std::ostream& /*os*/) {
-  return "tune shards not supported yet";
+// Tune shards are finished by tune's local stage, which needs the bundled
+// data and the thread pool: `coolhand-sim merge` sends them to
+// merge_tune_files (cmd_tune.h) before it gets here. A library caller that
+// hands them to merge_shards is told so rather than getting half a merge.
+std::string refuse_tune_shards(const std::vector<ShardFile>& shards) {
+  return shards.front().path +
+         ": a tune shard: merge it with `coolhand-sim merge` (or tune --from-shards), which runs "
+         "tune's local stage";
 }
 
 }  // namespace
@@ -186,7 +188,7 @@ std::string merge_shard_texts(const std::vector<ShardText>& texts, const MergeOp
     else if (kind == "bound")
       e = merge_bound(shards, options, os);
     else if (kind == "tune")
-      e = merge_tune_shards_hook(shards, options, os);
+      e = refuse_tune_shards(shards);
     else
       e = fmt::format("{}: unknown shard kind '{}' (one of: compare, bound, tune)",
                       shards.front().path, kind);

@@ -59,7 +59,10 @@ double nice_step(double span) {
   return 10 * mag;
 }
 
-void draw_panel(std::string& out, const Panel& p, const std::vector<double>& time, double y0) {
+// The x axis is time (minutes, or seconds under two minutes) when `x_unit`
+// is empty, else a count labelled with it ("eval").
+void draw_panel(std::string& out, const Panel& p, const std::vector<double>& time, double y0,
+                const std::string& x_unit) {
   const double x0 = kLeft, w = kWidth - kLeft - kRight;
   const double t_end = time.empty() ? 1.0 : std::max(time.back(), 1e-9);
   double lo = 1e300, hi = -1e300;
@@ -99,16 +102,21 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{:g}{}</text>\n",
         x0, Y(v), x0 + w, Y(v), x0 - 6, Y(v) + 4, std::round(v * 1000) / 1000, p.unit);
   }
-  // Minutes, or seconds for a run under two minutes (a short recording).
-  const bool seconds = t_end < 120.0;
-  const double xs = seconds ? nice_step(t_end) : nice_step(t_end / 60.0) * 60.0;
+  // Minutes, or seconds for a run under two minutes (a short recording),
+  // or a count.
+  const bool count = !x_unit.empty();
+  const bool seconds = !count && t_end < 120.0;
+  const double xs = count ? std::max(1.0, nice_step(t_end))
+                          : (seconds ? nice_step(t_end) : nice_step(t_end / 60.0) * 60.0);
   for (long k = 0; static_cast<double>(k) * xs <= t_end + 1e-9; ++k) {
     const double t = static_cast<double>(k) * xs;
+    const double label =
+        count ? t : (seconds ? std::round(t * 10.0) / 10.0 : std::round(t / 6.0) / 10.0);
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"middle\">{:g} {}</text>\n",
-        X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15,
-        seconds ? std::round(t * 10.0) / 10.0 : std::round(t / 6.0) / 10.0, seconds ? "s" : "min");
+        X(t), y0, X(t), y0 + kPanelH, X(t), y0 + kPanelH + 15, label,
+        count ? x_unit : (seconds ? "s" : "min"));
   }
   if (p.limit)
     out += fmt::format(
@@ -154,7 +162,8 @@ void draw_panel(std::string& out, const Panel& p, const std::vector<double>& tim
 }
 
 std::string render(const std::string& title, const std::vector<Panel>& panels,
-                   const std::vector<const std::vector<double>*>& times) {
+                   const std::vector<const std::vector<double>*>& times,
+                   const std::string& x_unit = {}) {
   const double height = kTop + static_cast<double>(panels.size()) * (kPanelH + kGap) + 10;
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
@@ -166,7 +175,8 @@ std::string render(const std::string& title, const std::vector<Panel>& panels,
       "<text x=\"{:.0f}\" y=\"22\" font-size=\"16\" font-weight=\"bold\">{}</text>\n",
       kWidth, height, kWidth, height, kLeft, esc(title));
   for (std::size_t i = 0; i < panels.size(); ++i)
-    draw_panel(out, panels[i], *times[i], kTop + 20 + static_cast<double>(i) * (kPanelH + kGap));
+    draw_panel(out, panels[i], *times[i], kTop + 20 + static_cast<double>(i) * (kPanelH + kGap),
+               x_unit);
   out += "</svg>\n";
   return out;
 }
@@ -233,6 +243,21 @@ std::string plot_overlay_svg(const std::vector<OverlayPanel>& in, double skin_li
     times.push_back(&op.series.front().trace->time_s);
   }
   return render(title, panels, times);
+}
+
+std::string plot_count_svg(const std::vector<double>& x, const std::string& x_unit,
+                           const std::vector<CountPanel>& in, const std::string& title) {
+  std::vector<Panel> panels;
+  std::vector<const std::vector<double>*> times;
+  for (const auto& cp : in) {
+    Panel p{cp.title, cp.unit, {}, cp.limit, {}};
+    for (std::size_t i = 0; i < cp.series.size(); ++i)
+      p.series.push_back(
+          {cp.series[i].label, &cp.series[i].values, kColours[i % 10], cp.series[i].dashed});
+    panels.push_back(std::move(p));
+    times.push_back(&x);
+  }
+  return render(title, panels, times, x_unit);
 }
 
 namespace {

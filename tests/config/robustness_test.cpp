@@ -50,7 +50,7 @@ TEST(Robustness, NestingWithinTheLimitIsJustAnUnknownKey) {
   EXPECT_EQ(errors_of(text),
             (std::vector<std::string>{"p.yaml:2:1: x: unknown key (valid here: version limits "
                                       "sampling daemon sensors zones devices controllers profiles "
-                                      "default_profile)"}));
+                                      "default_profile tune)"}));
 }
 
 TEST(Robustness, AnchorsAreRejected) {

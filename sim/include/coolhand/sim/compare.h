@@ -13,6 +13,10 @@
 
 namespace coolhand::sim {
 
+// °C over the skin limit a coolhand policy may reach (the first target of
+// check_targets); `tune` holds its candidates to the same.
+inline constexpr double kOvershootAllowedC = 0.5;
+
 struct ControllerChoice {
   std::string label;                 // column label: policy file stem or governor name
   std::optional<Governor> governor;  // set for kernel baselines and "none"

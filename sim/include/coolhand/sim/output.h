@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,22 @@ struct OverlayPanel {
 };
 [[nodiscard]] std::string plot_overlay_svg(const std::vector<OverlayPanel>& panels,
                                            double skin_limit_c, const std::string& title);
+
+// Panels of series against a count (a search's evaluations), x[i] the
+// count of values[i]; the x axis is labelled with `x_unit`.
+struct CountSeries {
+  std::string label;
+  std::vector<double> values;
+  bool dashed = false;
+};
+struct CountPanel {
+  std::string title;
+  std::string unit;  // of the values, e.g. " °C"
+  std::vector<CountSeries> series;
+  std::optional<double> limit;
+};
+[[nodiscard]] std::string plot_count_svg(const std::vector<double>& x, const std::string& x_unit,
+                                         const std::vector<CountPanel>& panels,
+                                         const std::string& title);
 
 }  // namespace coolhand::sim

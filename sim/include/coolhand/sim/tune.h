@@ -1,0 +1,212 @@
+// `coolhand-sim tune`: searches a policy's tunable parameters for the most
+// suite performance with the skin held on every workload, and writes the
+// tuned policy (docs/simulator.md, "Tuning a policy").
+//
+// Parameters. Each is a scalar of the policy YAML addressed by a PATH:
+// mapping keys joined by '.', list elements as [i], e.g.
+// `controllers.skin_pid_cpu.kp`, `controllers.skin_charge.table[0].up_c`,
+// `sensors.skin_ctl.weights[1]`. Its range comes from the policy's `tune:`
+// block (`tune: {params: {PATH: [LO, HI]}}`) or `--param PATH=LO..HI`
+// (which wins). What is tuned depends on the scalar:
+//   number          the number (an integer when the scalar and both bounds
+//                   are written without a decimal point: level, samples);
+//   limit + offset  `skin - 0.15`: the signed offset, in °C, against the
+//                   named limit (the limit itself stays as written);
+//   duration        `2s`, `500ms`: seconds.
+// The tuned policy is the original text with only those scalars rewritten,
+// so comments and layout survive.
+//
+// Search (tune_search.cpp). Candidate 0 is the policy as written; candidates
+// 1..G-1 a Halton sequence over the box, shifted by the seed (a
+// deterministic quasi-random global stage). The best of them starts NLopt's
+// COBYLA (local stage) with one inequality constraint per workload,
+// max skin - (limit + tolerance) <= 0. Every evaluation runs the policy on
+// every workload through the shared loop (runner.h, as `compare` does), in
+// parallel over candidates x workloads; results are indexed, so they do
+// not depend on the thread count. The result is the best evaluation of both
+// stages by `better`: feasible first, then suite performance.
+//
+// Sharding. The global stage's candidates are split round robin
+// (candidate i is shard (i mod N) + 1's); each shard writes a shard file
+// (tune_shard.cpp); merging the N files gives the same global stage as one
+// machine, and the local stage then runs from the merged best. A
+// single-machine run is the same computation with N = 1.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "coolhand/config/error.h"
+#include "coolhand/sim/bound.h"
+#include "coolhand/sim/model.h"
+#include "coolhand/sim/workload.h"
+
+namespace coolhand::sim {
+
+// One tunable scalar of the policy text.
+struct TuneParam {
+  enum class Kind : std::uint8_t { number, integer, limit_offset, duration_s };
+  std::string path;  // as given: "controllers.skin_pid_cpu.kp"
+  Kind kind = Kind::number;
+  std::string limit;  // limit_offset: the limit's name ("skin")
+  std::string unit;   // duration_s: the unit written ("s" or "ms")
+  double lo = 0, hi = 0;
+  double start = 0;        // the value as written in the policy
+  std::size_t offset = 0;  // byte offset of the scalar's text in the policy text
+  std::size_t length = 0;  // its length in bytes
+  std::string text;        // the scalar's text as written
+};
+
+struct TuneProblem {
+  std::string policy_file;
+  std::string policy_text;
+  std::vector<TuneParam> params;
+  // The named skin limit of the policy (`limits: {skin_c: ...}`), if any.
+  std::optional<double> policy_skin_limit_c;
+};
+
+// Reads the `tune:` block of `text` and the `--param PATH=LO..HI` strings
+// (which replace a block entry of the same path) and resolves every PATH
+// against the policy. Errors name file:line:column (the block) or the
+// argument and character (--param), with a did-you-mean for unknown keys.
+// No parameter at all is an error.
+[[nodiscard]] std::variant<TuneProblem, std::vector<config::ConfigError>> make_tune_problem(
+    std::string_view text, std::string_view file, const std::vector<std::string>& cli_params);
+
+// The value of `p` as the tuned text writes it: rounded to what the text
+// keeps (m°C for offsets, ms for durations, 5 significant digits otherwise).
+[[nodiscard]] double quantize(const TuneParam& p, double v);
+// The policy text with each parameter set to x[i] (quantized).
+[[nodiscard]] std::string substitute(const TuneProblem& problem, std::span<const double> x);
+
+// What one candidate achieved, per workload and over the suite.
+struct TuneEval {
+  std::vector<double> x;            // quantized parameter values
+  std::vector<double> max_skin_c;   // per workload
+  std::vector<double> performance;  // per workload
+  double suite_performance = 0;     // mean over workloads
+  double violation_c = 0;           // sum over workloads of max(0, max skin - (limit + tolerance))
+  std::string error;                // set when the substituted policy is invalid (never better)
+};
+
+// Whether `a` ranks strictly above `b` in the search's order: no error
+// before an error, less violation, then more suite performance. Ties keep
+// the earlier evaluation.
+[[nodiscard]] bool better(const TuneEval& a, const TuneEval& b);
+
+struct TuneSettings {
+  std::uint64_t seed = 1;    // Halton shift and the sensor-noise seed of every run
+  double limit_c = 45.0;     // max skin allowed on every workload ...
+  double tolerance_c = 0.5;  // ... plus this (compare's kOvershootAllowedC by default)
+  // G, including the start; unset: 16 per parameter, at least 32.
+  std::optional<std::size_t> global_candidates;
+  // COBYLA's evaluations; unset: 30 per parameter, at least 40; 0: none.
+  std::optional<std::size_t> local_evaluations;
+  unsigned threads = 0;  // 0: every core
+  // Wall time from `started`: the global stage starts no batch after half
+  // of it, the local stage stops at all of it. A run stopped by it says so;
+  // rerun with --global/--local at the counts it reached to reproduce it.
+  std::optional<double> time_budget_s;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::function<void(std::string_view)> progress;  // stderr lines; may be empty
+};
+
+// The inputs every evaluation shares.
+struct TuneJob {
+  const ModelSpec* model = nullptr;
+  const std::vector<Workload>* workloads = nullptr;
+  const TuneProblem* problem = nullptr;
+};
+
+// Evaluates `xs` (each one vector of parameter values) on every workload,
+// in parallel; results in the order of `xs`.
+[[nodiscard]] std::vector<TuneEval> evaluate_candidates(const TuneJob& job,
+                                                        const TuneSettings& settings,
+                                                        const std::vector<std::vector<double>>& xs);
+
+// The global stage's candidate `index` (0: the start point).
+[[nodiscard]] std::vector<double> global_candidate(const TuneProblem& problem, std::uint64_t seed,
+                                                   std::size_t index);
+[[nodiscard]] std::size_t global_count(const TuneProblem& problem, const TuneSettings& s);
+[[nodiscard]] std::size_t local_count(const TuneProblem& problem, const TuneSettings& s);
+
+// The global stage's evaluations, by candidate index; a shard holds only
+// its own (the others are absent).
+struct GlobalStage {
+  std::size_t candidates = 0;                  // G
+  std::vector<std::optional<TuneEval>> evals;  // size G
+  bool stopped_by_budget = false;
+};
+
+// Runs the candidates of shard `shard_index` of `shard_count` (1-based);
+// with 1 of 1, all of them. Stops early (stopped_by_budget) when the time
+// budget's half is used.
+[[nodiscard]] GlobalStage run_global_stage(const TuneJob& job, const TuneSettings& settings,
+                                           std::size_t shard_index, std::size_t shard_count);
+
+struct TuneOutcome {
+  GlobalStage global;
+  std::vector<TuneEval> local;  // in evaluation order
+  TuneEval best;
+  std::size_t best_global_index = 0;  // the local stage's start
+  bool local_stopped_by_budget = false;
+  // Why the local stage ended: "evaluation limit", "time budget", or
+  // NLopt's result ("XTOL_REACHED": converged).
+  std::string local_stop;
+};
+
+// The local stage from the best of `global` (complete: every candidate
+// evaluated), and the best of both stages.
+[[nodiscard]] std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job,
+                                                                 const TuneSettings& settings,
+                                                                 GlobalStage global);
+
+// -- output (tune_output.cpp)
+
+// The tuned policy: a header comment (model, suite, limit, settings, per
+// workload max skin, performance and fraction of the bound, the values
+// chosen) and the original text with the tuned values. `bounds` is parallel
+// to the workloads (nullopt: not computed).
+struct TuneReportInputs {
+  std::string model_name;
+  std::vector<std::string> workload_names;
+  std::vector<std::optional<BoundResult>> bounds;
+};
+[[nodiscard]] std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
+                                            const TuneOutcome& outcome,
+                                            const TuneReportInputs& report);
+// Suite performance and the hottest workload's max skin of every
+// evaluation in order (global stage, then local), with the best so far,
+// against `allowed_c` (limit + tolerance): an SVG (plot.cpp).
+[[nodiscard]] std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
+                                          const std::string& title);
+
+// -- shards (tune_shard.cpp); format in docs/simulator.md, "Tuning on many
+// machines".
+
+// `identity` is the run's identity (inputs' digests and settings), equal in
+// every shard of one run; the text is the shard file.
+[[nodiscard]] std::string tune_shard_json(const std::string& identity, std::size_t shard_index,
+                                          std::size_t shard_count, const GlobalStage& stage);
+
+// Checks that `shard_texts` are the N shards of one run (same identity,
+// each index 1..N once, every candidate present exactly once) and returns
+// the complete global stage, or an error naming the file at fault.
+// `names` (parallel) are for messages. `identity`, when non-empty, must
+// match the shards' (the merging command's own inputs).
+struct MergedTuneShards {
+  std::string identity;
+  GlobalStage global;
+};
+[[nodiscard]] std::variant<MergedTuneShards, std::string> merge_tune_shards(
+    const std::vector<std::string>& shard_texts, const std::vector<std::string>& names,
+    const std::string& identity);
+
+}  // namespace coolhand::sim

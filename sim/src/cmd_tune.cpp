@@ -1,0 +1,328 @@
+// `coolhand-sim tune`: the command line of the policy tuner (tune.h), and
+// `coolhand-sim merge` for tune shard files.
+//
+//   tune -p POLICY [--param PATH=LO..HI]...           one machine
+//   tune ... --shard K/N                              one shard's global candidates
+//   tune ... --from-shards F1 F2 ...                  merge, local stage, output
+//   merge F1 F2 ... [-o DIR]                          the same, inputs read from the shards
+//
+// A run writes DIR/policy.yaml (the tuned policy), DIR/convergence.svg and
+// DIR/evaluations.csv; a shard writes DIR/tune-shard-K-of-N.json.
+#include "cmd_tune.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "coolhand/sim/compare.h"
+#include "coolhand/sim/output.h"
+#include "coolhand/sim/shard.h"
+#include "coolhand/sim/tune.h"
+
+namespace coolhand::sim {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct TuneArgs {
+  std::string model, policy, out = "coolhand-sim-tune", shard;
+  std::vector<std::string> workloads, params, from_shards;
+  std::optional<double> limit_c, time_budget_s;
+  double tolerance_c = kOvershootAllowedC;
+  std::uint64_t seed = 1;
+  std::optional<std::size_t> global, local;
+  unsigned threads = 0;
+  bool no_bound = false, quiet = false;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Failure(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The run's identity and --shard K/N use shard.h's, as compare's and
+// bound's shards do.
+std::string digest(const std::string& bytes) { return fnv1a64_hex(bytes); }
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  auto spec = parse_shard_spec(text);
+  if (auto* e = std::get_if<std::string>(&spec)) throw Failure(*e);
+  const auto& s = std::get<ShardSpec>(spec);
+  return {s.index, s.count};
+}
+
+// Everything that decides a run's results, equal in every shard of it:
+// the inputs (as given, with their digests) and the settings. The thread
+// count and the output directory do not change results and are left out.
+json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& model_path,
+              const std::vector<std::string>& workload_paths, const std::string& policy_text,
+              const TuneSettings& s) {
+  json w = json::array();
+  for (const auto& p : workload_paths)
+    w.push_back({{"path", p}, {"fnv1a64", digest(read_file(p))}});
+  return json{{"model", {{"path", model_path}, {"fnv1a64", digest(read_file(model_path))}}},
+              {"workloads", w},
+              {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
+              {"params", a.params},
+              {"seed", s.seed},
+              {"limit_c", s.limit_c},
+              {"tolerance_c", s.tolerance_c},
+              {"global", global_count(problem, s)},
+              {"local", local_count(problem, s)},
+              {"bound", !a.no_bound}};
+}
+
+void write(const std::string& text, const std::string& path) {
+  if (auto e = write_text(text, path); !e.empty()) throw Failure(e);
+}
+
+std::string evaluations_csv(const TuneProblem& problem, const TuneOutcome& o) {
+  std::string out = "evaluation,stage,candidate";
+  for (const auto& p : problem.params) out += "," + p.path;
+  out += ",suite_performance,violation_c,error\n";
+  std::size_t n = 0;
+  auto row = [&](const TuneEval& e, const char* stage, std::string candidate) {
+    out += fmt::format("{},{},{}", ++n, stage, candidate);
+    for (double v : e.x) out += fmt::format(",{}", v);
+    std::string err = e.error;
+    for (char& c : err)
+      if (c == ',' || c == '\n' || c == '"') c = ' ';
+    out += fmt::format(",{:.6f},{:.4f},{}\n", e.suite_performance, e.violation_c, err);
+  };
+  for (std::size_t i = 0; i < o.global.evals.size(); ++i)
+    row(*o.global.evals[i], "global", std::to_string(i));
+  for (const auto& e : o.local) row(e, "local", "");
+  return out;
+}
+
+int run_tune(TuneArgs a, const DataLookup& need_data) {
+  const auto started = std::chrono::steady_clock::now();
+  if (a.policy.empty()) throw Failure("tune needs --policy FILE");
+  const std::string model_path =
+      a.model.empty() ? need_data("models/reference-umpc.yaml") : a.model;
+  auto m = load_model_file(model_path);
+  if (auto* e = std::get_if<config::ConfigError>(&m)) throw Failure(e->to_string());
+  const ModelSpec model = std::get<ModelSpec>(std::move(m));
+  if (a.workloads.empty()) {
+    const auto dir = fs::path(need_data("workloads/gaming.csv")).parent_path();
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".csv") a.workloads.push_back(e.path().string());
+    std::sort(a.workloads.begin(), a.workloads.end());
+  }
+  std::vector<Workload> workloads;
+  std::vector<std::string> names;
+  for (const auto& path : a.workloads) {
+    auto t = load_csv_file(path);
+    if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
+    auto w = Workload::bind(std::get<CsvTable>(std::move(t)), model);
+    if (auto* e = std::get_if<config::ConfigError>(&w)) throw Failure(e->to_string());
+    workloads.push_back(std::get<Workload>(std::move(w)));
+    names.push_back(workloads.back().name());
+    for (const auto& warning : workloads.back().warnings())
+      std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
+  }
+  const std::string policy_text = read_file(a.policy);
+  auto made = make_tune_problem(policy_text, a.policy, a.params);
+  if (auto* errors = std::get_if<std::vector<config::ConfigError>>(&made)) {
+    std::string msg;
+    for (const auto& e : *errors) msg += (msg.empty() ? "" : "\n") + e.to_string();
+    throw Failure(msg);
+  }
+  const TuneProblem problem = std::get<TuneProblem>(std::move(made));
+  {
+    auto doc = config::parse_policy(policy_text, a.policy);
+    if (!doc.errors.empty()) throw Failure(doc.errors.front().to_string());
+    auto ctl = make_policy_controller(model, *doc.document, "start");
+    if (auto* e = std::get_if<std::string>(&ctl)) throw Failure(a.policy + ": " + *e);
+  }
+
+  TuneSettings s;
+  s.seed = a.seed;
+  s.limit_c = a.limit_c.value_or(problem.policy_skin_limit_c.value_or(model.skin_limit_c));
+  s.tolerance_c = a.tolerance_c;
+  if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
+  s.global_candidates = a.global;
+  s.local_evaluations = a.local;
+  s.threads = a.threads;
+  s.time_budget_s = a.time_budget_s;
+  s.started = started;
+  if (!a.quiet) s.progress = [](std::string_view line) { std::cerr << line << "\n"; };
+  const TuneJob job{&model, &workloads, &problem};
+  const std::string run_id = identity(a, problem, model_path, a.workloads, policy_text, s).dump();
+  const unsigned threads =
+      a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+  std::error_code ec;
+  fs::create_directories(a.out, ec);
+  if (ec) throw Failure("cannot create " + a.out + ": " + ec.message());
+  if (!a.quiet)
+    std::cerr << fmt::format(
+        "tune: {} parameters, {} workloads, limit {:.2f} °C + {:.2f}, {} global candidates and up "
+        "to {} local evaluations on {} threads\n",
+        problem.params.size(), workloads.size(), s.limit_c, s.tolerance_c, global_count(problem, s),
+        local_count(problem, s), threads);
+
+  if (!a.shard.empty()) {
+    if (a.time_budget_s) throw Failure("--shard runs every candidate it owns: no --time-budget");
+    const auto [k, n] = parse_shard(a.shard);
+    const GlobalStage stage = run_global_stage(job, s, k, n);
+    const std::string file =
+        (fs::path(a.out) / fmt::format("tune-shard-{}-of-{}.json", k, n)).string();
+    write(tune_shard_json(run_id, k, n, stage), file);
+    std::size_t done = 0;
+    for (const auto& e : stage.evals) done += e.has_value();
+    std::cout << fmt::format("shard {} of {}: {} of {} global candidates; wrote {}\n", k, n, done,
+                             stage.candidates, file);
+    return 0;
+  }
+  GlobalStage global;
+  if (!a.from_shards.empty()) {
+    std::vector<std::string> texts;
+    for (const auto& f : a.from_shards) texts.push_back(read_file(f));
+    auto merged = merge_tune_shards(texts, a.from_shards, run_id);
+    if (auto* e = std::get_if<std::string>(&merged)) throw Failure(*e);
+    global = std::move(std::get<MergedTuneShards>(merged).global);
+  } else {
+    global = run_global_stage(job, s, 1, 1);
+  }
+  auto finished = finish_tune(job, s, std::move(global));
+  if (auto* e = std::get_if<std::string>(&finished)) throw Failure(*e);
+  const TuneOutcome& outcome = std::get<TuneOutcome>(finished);
+
+  TuneReportInputs report{model.name, names, {}};
+  for (const auto& w : workloads) {
+    if (a.no_bound) {
+      report.bounds.emplace_back(std::nullopt);
+      continue;
+    }
+    if (!a.quiet) std::cerr << "tune: the performance bound of " << w.name() << "\n";
+    BoundOptions bo;
+    bo.limit_c = s.limit_c;
+    auto b = compute_bound(model, w, bo);
+    if (auto* e = std::get_if<std::string>(&b)) throw Failure("bound: " + w.name() + ": " + *e);
+    report.bounds.emplace_back(std::get<BoundResult>(b));
+  }
+  const std::string policy_out = (fs::path(a.out) / "policy.yaml").string();
+  write(tuned_policy_text(job, s, outcome, report), policy_out);
+  write(convergence_svg(outcome, s.limit_c + s.tolerance_c,
+                        fmt::format("{}: tuning {} on {} workloads", model.name,
+                                    fs::path(a.policy).stem().string(), workloads.size())),
+        (fs::path(a.out) / "convergence.svg").string());
+  write(evaluations_csv(problem, outcome), (fs::path(a.out) / "evaluations.csv").string());
+  const auto& best = outcome.best;
+  const auto& start = *outcome.global.evals.front();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << fmt::format(
+      "tuned {} on {} workloads: suite performance {:.4f} -> {:.4f}, {}\n"
+      "{} global + {} local evaluations ({} runs) in {:.1f} s wall on {} threads{}\n"
+      "wrote {}, convergence.svg and evaluations.csv\n",
+      a.policy, workloads.size(), start.suite_performance, best.suite_performance,
+      best.violation_c > 0 ? fmt::format("{:.2f} °C over the limit + tolerance", best.violation_c)
+                           : std::string("max skin within the limit + tolerance everywhere"),
+      outcome.global.candidates, outcome.local.size(),
+      (outcome.global.candidates + outcome.local.size()) * workloads.size(), wall, threads,
+      outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
+          ? fmt::format(" (stopped by the time budget: rerun with --global {} --local {} to "
+                        "reproduce)",
+                        outcome.global.candidates, outcome.local.size())
+          : "",
+      policy_out);
+  return 0;
+}
+
+}  // namespace
+
+int merge_tune_files(const std::vector<std::string>& files, const std::string& out, bool quiet,
+                     const DataLookup& need_data) {
+  if (files.empty()) throw Failure("merge needs shard files");
+  json run;
+  try {
+    const json doc = json::parse(read_file(files.front()));
+    if (doc.value("kind", "") != "tune")
+      throw Failure(files.front() + ": not a tune shard file (this build merges tune shards)");
+    run = doc.at("run");
+    TuneArgs a;
+    a.model = run.at("model").at("path").get<std::string>();
+    for (const auto& w : run.at("workloads"))
+      a.workloads.push_back(w.at("path").get<std::string>());
+    a.policy = run.at("policy").at("path").get<std::string>();
+    a.params = run.at("params").get<std::vector<std::string>>();
+    a.seed = run.at("seed").get<std::uint64_t>();
+    a.limit_c = run.at("limit_c").get<double>();
+    a.tolerance_c = run.at("tolerance_c").get<double>();
+    a.global = run.at("global").get<std::size_t>();
+    a.local = run.at("local").get<std::size_t>();
+    a.no_bound = !run.at("bound").get<bool>();
+    a.from_shards = files;
+    a.out = out;
+    a.quiet = quiet;
+    return run_tune(std::move(a), need_data);
+  } catch (const json::exception& e) {
+    throw Failure(files.front() + ": not a valid tune shard file: " + e.what());
+  }
+}
+
+std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLookup& need_data) {
+  auto a = std::make_shared<TuneArgs>();
+  auto* cmd = app.add_subcommand(
+      "tune",
+      "search a policy's tunable parameters (a `tune:` block or --param) for the most suite "
+      "performance with max skin <= limit + tolerance on every workload; writes the tuned "
+      "policy, a convergence plot and every evaluation");
+  cmd->add_option("--model,-m", a->model, "model YAML (default: bundled reference UMPC)");
+  cmd->add_option("--workload,-w", a->workloads, "workload CSV (repeatable; default: all bundled)");
+  cmd->add_option("--policy,-p", a->policy, "coolhand policy YAML to tune")->required();
+  cmd->add_option("--param", a->params,
+                  "PATH=LO..HI: a tunable value and its range (repeatable; replaces the tune: "
+                  "block's entry for PATH), e.g. controllers.skin_pid_cpu.kp=0.2..2");
+  cmd->add_option("--limit", a->limit_c,
+                  "skin limit, °C (default: the policy's limits.skin_c, else the model's)");
+  cmd->add_option("--tolerance", a->tolerance_c, "°C over the limit allowed, as compare allows")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "global-stage shift and sensor-noise seed")
+      ->capture_default_str();
+  cmd->add_option("--global", a->global,
+                  "global-stage candidates incl. the policy as written (default: 16 per "
+                  "parameter, at least 32)");
+  cmd->add_option("--local", a->local,
+                  "local-stage (COBYLA) evaluations (default: 30 per parameter, at least 40; 0: "
+                  "none)");
+  cmd->add_option("--threads,-j", a->threads,
+                  "threads (default: every core; results do not depend on it)");
+  cmd->add_option("--time-budget", a->time_budget_s,
+                  "wall seconds: the global stage starts no batch after half, the local stage "
+                  "stops at all of it");
+  auto* shard_opt =
+      cmd->add_option("--shard", a->shard,
+                      "K/N: evaluate only shard K's global candidates (i mod N = K-1) and write "
+                      "OUT/tune-shard-K-of-N.json");
+  cmd->add_option("--from-shards", a->from_shards,
+                  "shard files of this same run: merge them and finish (local stage, output)")
+      ->excludes(shard_opt);
+  cmd->add_option("--out,-o", a->out, "output directory")->capture_default_str();
+  cmd->add_flag("--no-bound", a->no_bound,
+                "leave the performance bound out of the header (saves an LP per workload)");
+  cmd->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
+
+  return [=]() -> std::optional<int> {
+    if (*cmd) return run_tune(*a, need_data);
+    return std::nullopt;
+  };
+}
+
+}  // namespace coolhand::sim

@@ -1,0 +1,145 @@
+// What `coolhand-sim tune` writes: the tuned policy (the original text with
+// the chosen values, under a header comment saying how it was tuned and
+// what it achieves) and the convergence plot. Nothing here depends on wall
+// time or the thread count, so equal runs write equal bytes.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "coolhand/sim/output.h"
+#include "coolhand/sim/tune.h"
+
+namespace coolhand::sim {
+
+namespace {
+
+// Every header line starts with this; a re-tuned policy's old header (its
+// first lines with this prefix) is replaced, not stacked.
+constexpr std::string_view kHeaderPrefix = "# tune: ";
+
+std::string strip_old_header(const std::string& text) {
+  std::size_t pos = 0;
+  while (text.compare(pos, kHeaderPrefix.size(), kHeaderPrefix) == 0) {
+    const auto nl = text.find('\n', pos);
+    if (nl == std::string::npos) return {};
+    pos = nl + 1;
+  }
+  return text.substr(pos);
+}
+
+std::string value_text(const TuneParam& p, double v) {
+  switch (p.kind) {
+    case TuneParam::Kind::limit_offset:
+      return fmt::format("{}{:+g}", p.limit, v);
+    case TuneParam::Kind::duration_s:
+      return fmt::format("{:g}s", v);
+    case TuneParam::Kind::integer:
+    case TuneParam::Kind::number:
+      break;
+  }
+  return fmt::format("{:g}", v);
+}
+
+}  // namespace
+
+std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
+                              const TuneOutcome& outcome, const TuneReportInputs& report) {
+  const auto& problem = *job.problem;
+  const auto& best = outcome.best;
+  const auto& start = *outcome.global.evals.front();
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("Tuned by `coolhand-sim tune` for model '{}'.", report.model_name));
+  std::string suite;
+  for (const auto& w : report.workload_names) suite += (suite.empty() ? "" : ", ") + w;
+  lines.push_back(fmt::format("Suite ({} workloads): {}.", report.workload_names.size(), suite));
+  lines.push_back(fmt::format(
+      "Objective: mean performance over the suite; constraint: max skin <= {:.2f} °C (limit "
+      "{:.2f} + tolerance {:.2f}) on every workload.",
+      settings.limit_c + settings.tolerance_c, settings.limit_c, settings.tolerance_c));
+  lines.push_back(fmt::format(
+      "Search: seed {}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
+      "(NLopt COBYLA, ended by: {}){}.",
+      settings.seed, outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
+      outcome.local_stop,
+      outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
+          ? "; stopped by the time budget"
+          : ""));
+  lines.push_back(fmt::format(
+      "Result: suite performance {:.4f} (as written: {:.4f}); {}.", best.suite_performance,
+      start.suite_performance,
+      best.violation_c > 0
+          ? fmt::format("{:.2f} °C over limit + tolerance in total: no candidate held it",
+                        best.violation_c)
+          : std::string("max skin within limit + tolerance on every workload")));
+  lines.push_back(fmt::format("{:<20} {:>11} {:>8} {:>8} {:>8}", "workload", "max_skin_c", "perf",
+                              "bound", "of_bound"));
+  for (std::size_t w = 0; w < report.workload_names.size(); ++w) {
+    const auto& b = w < report.bounds.size() ? report.bounds[w] : std::nullopt;
+    std::string bound = "-", of = "-";
+    if (b && b->feasible) {
+      bound = fmt::format("{:.4f}", b->performance_bound);
+      of = fmt::format("{:.4f}", best.performance[w] / b->performance_bound);
+    } else if (b) {
+      bound = "none";  // no schedule holds the limit
+    }
+    lines.push_back(fmt::format("{:<20} {:>11.2f} {:>8.4f} {:>8} {:>8}", report.workload_names[w],
+                                best.max_skin_c[w], best.performance[w], bound, of));
+  }
+  if (settings.tolerance_c > 0)
+    lines.emplace_back(
+        "(bound: the most performance any controller could deliver with max skin <= the limit "
+        "itself; of_bound is above 1 only for a run over the limit, within the tolerance.)");
+  lines.emplace_back("Parameters (as written -> tuned, range):");
+  for (std::size_t j = 0; j < problem.params.size(); ++j) {
+    const auto& p = problem.params[j];
+    lines.push_back(fmt::format("  {}: {} -> {} [{:g}, {:g}]", p.path, value_text(p, p.start),
+                                value_text(p, best.x[j]), p.lo, p.hi));
+  }
+  std::string out;
+  for (const auto& l : lines) out += std::string(kHeaderPrefix) + l + "\n";
+  return out + strip_old_header(substitute(problem, best.x));
+}
+
+std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
+                            const std::string& title) {
+  std::vector<const TuneEval*> all;
+  for (const auto& e : outcome.global.evals)
+    if (e) all.push_back(&*e);
+  for (const auto& e : outcome.local) all.push_back(&e);
+  // Performance as the change against the policy as written, in %: the
+  // differences a search finds are a few per cent or less.
+  std::vector<double> x, perf, best_perf, hottest, best_hottest;
+  const TuneEval* best = nullptr;
+  const double base = all.empty() ? 0.0 : all.front()->suite_performance;
+  const auto change = [&](double p) { return base > 0 ? 100.0 * (p / base - 1.0) : 0.0; };
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const TuneEval& e = *all[i];
+    if (!best || better(e, *best)) best = &e;
+    x.push_back(static_cast<double>(i + 1));
+    const auto hot = [](const TuneEval& t) {
+      return t.max_skin_c.empty() || !t.error.empty()
+                 ? std::nan("")
+                 : *std::max_element(t.max_skin_c.begin(), t.max_skin_c.end());
+    };
+    perf.push_back(e.error.empty() ? change(e.suite_performance) : std::nan(""));
+    best_perf.push_back(change(best->suite_performance));
+    hottest.push_back(hot(e));
+    best_hottest.push_back(hot(*best));
+  }
+  const double global_end = static_cast<double>(outcome.global.candidates);
+  std::vector<CountPanel> panels;
+  panels.push_back(CountPanel{
+      fmt::format("Suite performance against the policy as written (global stage 1-{:g}, "
+                  "then local)",
+                  global_end),
+      " %",
+      {{"evaluation", perf, true}, {"best so far", best_perf, false}},
+      std::nullopt});
+  panels.push_back(CountPanel{"Hottest workload's max skin per evaluation",
+                              " °C",
+                              {{"evaluation", hottest, true}, {"best so far", best_hottest, false}},
+                              allowed_c});
+  return plot_count_svg(x, "eval", panels, title);
+}
+
+}  // namespace coolhand::sim

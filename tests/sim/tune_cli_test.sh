@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `coolhand-sim tune` on the command line (issue 13): one machine against the
+# same run split into 3 shards and merged (by `merge` and by `tune
+# --from-shards`): the tuned policy, the evaluations and the plot are byte
+# for byte the same; bad arguments are errors with exact messages.
+# Usage: tune_cli_test.sh <coolhand-sim> <sim data dir> <reference policy>
+set -euo pipefail
+
+sim="$1"
+data="$2"
+policy="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect_eq() {  # what, expected, actual
+  if [[ "$2" != "$3" ]]; then
+    printf 'FAIL %s\n  expected: %s\n  actual:   %s\n' "$1" "$2" "$3"
+    failures=$((failures + 1))
+  else
+    printf 'ok   %s\n' "$1"
+  fi
+}
+
+same_files() {  # what, dir a, dir b
+  local f
+  for f in policy.yaml evaluations.csv convergence.svg; do
+    if cmp -s "$2/$f" "$3/$f"; then
+      printf 'ok   %s: %s identical\n' "$1" "$f"
+    else
+      printf 'FAIL %s: %s differs\n' "$1" "$f"
+      failures=$((failures + 1))
+    fi
+  done
+}
+
+base=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
+  --param controllers.skin_pid_cpu.setpoint_c=-1..0 --param controllers.skin_pid_cpu.kp=0.2..2
+  --no-bound -q)
+args=("${base[@]}" --global 9 --local 6)
+
+"$sim" tune "${args[@]}" -o "$work/one" >/dev/null
+for k in 1 2 3; do "$sim" tune "${args[@]}" --shard "$k/3" -o "$work/shards" >/dev/null; done
+"$sim" merge -q "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/merged" >/dev/null
+"$sim" tune "${args[@]}" --from-shards "$work"/shards/tune-shard-{3,1,2}-of-3.json \
+  -o "$work/from" >/dev/null
+same_files "merge of 3 shards" "$work/one" "$work/merged"
+same_files "tune --from-shards" "$work/one" "$work/from"
+expect_eq "the tuned policy has a header" "# tune: Tuned by \`coolhand-sim tune\` for model 'reference-umpc'." \
+  "$(head -1 "$work/one/policy.yaml")"
+
+# A run the time budget stops says how to reproduce it; that rerun
+# evaluates exactly the same candidates.
+out="$("$sim" tune "${base[@]}" --global 40 --time-budget 0.001 -o "$work/budget" 2>/dev/null || true)"
+rerun="$(sed -n 's/.*rerun with \(--global [0-9]* --local [0-9]*\) to reproduce.*/\1/p' <<<"$out")"
+expect_eq "the budget stops the run and says how to rerun it" "1" "$([[ -n "$rerun" ]] && echo 1 || echo 0)"
+# shellcheck disable=SC2086
+"$sim" tune "${base[@]}" $rerun -o "$work/rerun" >/dev/null
+if cmp -s "$work/budget/evaluations.csv" "$work/rerun/evaluations.csv"; then
+  echo "ok   the rerun evaluates the same candidates"
+else
+  echo "FAIL the rerun evaluates other candidates"
+  failures=$((failures + 1))
+fi
+
+run_err() {  # args... -> "rc: stderr"
+  local rc=0
+  "$sim" "$@" >/dev/null 2>"$work/err" || rc=$?
+  printf '%s: %s' "$rc" "$(cat "$work/err")"
+}
+
+expect_eq "unknown key in --param" \
+  "1: coolhand-sim: --param controllers.skin_pid.kp=0..1: character 13: no key 'skin_pid' under 'controllers' (did you mean 'skin_pid_cpu'?)" \
+  "$(run_err tune -p "$policy" --param controllers.skin_pid.kp=0..1 -q)"
+expect_eq "merge with a shard missing" \
+  "1: coolhand-sim: shards 2 of 3 are missing" \
+  "$(run_err merge -q "$work"/shards/tune-shard-{1,3}-of-3.json -o "$work/x")"
+expect_eq "--shard out of range" \
+  "1: coolhand-sim: --shard '4/3': expected K/N, whole numbers with 1 <= K <= N <= 100000 (e.g. 2/4)" \
+  "$(run_err tune "${args[@]}" --shard 4/3 -o "$work/x")"
+expect_eq "--shard with --time-budget" \
+  "1: coolhand-sim: --shard runs every candidate it owns: no --time-budget" \
+  "$(run_err tune "${args[@]}" --shard 1/3 --time-budget 10 -o "$work/x")"
+expect_eq "--from-shards of another run" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "$(run_err tune "${args[@]}" --seed 2 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+
+if [[ "$failures" -gt 0 ]]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all checks passed"
