@@ -30,6 +30,7 @@ CLI::App* add_merge_command(CLI::App& app, const DataLookup& need_data) {
   struct Args {
     std::vector<std::string> files;
     std::string out, markdown;
+    bool quiet = false;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -44,12 +45,13 @@ CLI::App* add_merge_command(CLI::App& app, const DataLookup& need_data) {
                                   "(default: coolhand-sim-tune, as tune)");
   cmd->add_option("--markdown", args->markdown,
                   "compare: also write the table as Markdown to FILE");
+  cmd->add_flag("--quiet,-q", args->quiet, "tune: no progress lines on stderr");
   cmd->callback([args, out_opt, need_data] {
     if (!args->files.empty() && is_tune_shard(args->files.front())) {
       int rc = 1;
       try {
         rc = merge_tune_files(args->files, out_opt->count() > 0 ? args->out : "coolhand-sim-tune",
-                              /*quiet=*/false, need_data);
+                              args->quiet, need_data);
       } catch (const std::exception& e) {
         std::cerr << "coolhand-sim: " << e.what() << "\n";
       }
