@@ -30,7 +30,9 @@ DEFINE_IDR(coolhand_throttle_idr);
 
 struct class coolhand_class = {
 	.name = "coolhand",
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
 	.owner = THIS_MODULE,
+#endif
 };
 
 static const char * const coolhand_kind_names[] = {
@@ -376,8 +378,8 @@ static void coolhand_zone_init_state(struct coolhand_zone *zone,
 	zone->tz_high_mc = INT_MAX;
 	zone->tz_alert = desc->tz_alert;
 	if (desc->governor)
-		strscpy(zone->tzp.governor_name, desc->governor,
-			sizeof(zone->tzp.governor_name));
+		strscpy(zone->tz_governor, desc->governor,
+			sizeof(zone->tz_governor));
 }
 
 /**

@@ -30,6 +30,8 @@
 #include <linux/workqueue.h>
 #include <linux/coolhand.h>
 
+#include "coolhand_compat.h"
+
 extern struct mutex coolhand_lock;
 extern struct idr coolhand_zone_idr;
 extern struct idr coolhand_throttle_idr;
@@ -122,6 +124,7 @@ struct coolhand_zone {
 	struct thermal_trip tz_trips[COOLHAND_MAX_TRIPS + 1];
 	int tz_passive;
 	struct thermal_zone_params tzp;
+	char tz_governor[THERMAL_NAME_LENGTH];
 };
 
 #define to_coolhand_zone(d) container_of(d, struct coolhand_zone, dev)

@@ -144,8 +144,9 @@ grep -q "^include $stage/usr/src/linux-headers-$base-common/Makefile" "$hdr_mk" 
 
 # objtool and modpost for this host's glibc, from linux-source.
 src_tar="$(ls "$work"/src/usr/src/linux-source-"$series".tar.* | head -n 1)"
-echo "fetch-guest-kbuild.sh: extracting tools/ and scripts/ from $(basename "$src_tar")" >&2
-tar -xf "$src_tar" -C "$work/src" "linux-source-$series/tools" "linux-source-$series/scripts"
+echo "fetch-guest-kbuild.sh: extracting tools/, scripts/ and include/ from $(basename "$src_tar")" >&2
+tar -xf "$src_tar" -C "$work/src" "linux-source-$series/tools" "linux-source-$series/scripts" \
+  "linux-source-$series/include"
 lsrc="$work/src/linux-source-$series"
 echo "fetch-guest-kbuild.sh: building objtool" >&2
 mkdir "$work/objtool"
