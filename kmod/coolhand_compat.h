@@ -12,17 +12,18 @@
  *   registers, through the zone's .should_bind op
  *   (thermal_zone_bind_cooling_device() is gone);
  * - thermal_zone_params.governor_name is a pointer, not an array;
- * - struct class has no .owner (since 6.4).
+ * - struct class has no .owner (gone in 6.4).
  * Kernels between 6.2 and 6.12 are not supported by this header.
  */
 #ifndef _COOLHAND_COMPAT_H
 #define _COOLHAND_COMPAT_H
 
 #include <linux/thermal.h>
-#include <linux/version.h>
 
-#define COOLHAND_THERMAL_OPAQUE \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0))
+/* 1 on 6.13+, 0 before: set by Kbuild from the kernel's VERSION/PATCHLEVEL. */
+#ifndef COOLHAND_THERMAL_OPAQUE
+#error "COOLHAND_THERMAL_OPAQUE is set by kmod/Kbuild"
+#endif
 
 #if COOLHAND_THERMAL_OPAQUE
 static inline void *coolhand_tz_priv(struct thermal_zone_device *tzd)

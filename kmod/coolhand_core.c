@@ -30,7 +30,7 @@ DEFINE_IDR(coolhand_throttle_idr);
 
 struct class coolhand_class = {
 	.name = "coolhand",
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#if !COOLHAND_THERMAL_OPAQUE
 	.owner = THIS_MODULE,
 #endif
 };

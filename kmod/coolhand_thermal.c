@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Mirror of coolhand zones and throttle controls into the kernel thermal
- * framework (the 6.1 and the 6.13+ API, coolhand_compat.h): every zone becomes a thermal_zoneN with the
- * same trips, every throttle control a cooling_deviceN with power ops when
- * it has a power table, and each coolhand binding binds the cooling device
+ * framework (6.1 and 6.13+ API, coolhand_compat.h): every zone becomes a
+ * thermal_zoneN with the same trips, every throttle control a
+ * cooling_deviceN with power ops when it has a power table, and each
+ * coolhand binding binds the cooling device
  * to the zone's passive trip. So /sys/class/thermal, the "thermal" netlink
  * family and the kernel governors (step_wise, power_allocator, ...) see and
  * drive them, next to a user-space policy.
