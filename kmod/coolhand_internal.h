@@ -125,6 +125,7 @@ struct coolhand_zone {
 	int tz_passive;
 	struct thermal_zone_params tzp;
 	char tz_governor[THERMAL_NAME_LENGTH];
+	bool tz_reached[COOLHAND_MAX_TRIPS + 1];
 };
 
 #define to_coolhand_zone(d) container_of(d, struct coolhand_zone, dev)

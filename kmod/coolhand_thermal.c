@@ -26,15 +26,57 @@ module_param(passive_delay_ms, uint, 0444);
 MODULE_PARM_DESC(passive_delay_ms,
 		 "Thermal-core polling period of a zone while its passive trip is active, ms (default 250)");
 
-static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
-{
-	return coolhand_zone_read_temp(coolhand_tz_priv(tzd), temp);
-}
-
-#if !COOLHAND_THERMAL_OPAQUE
 static int coolhand_tz_num_trips(struct coolhand_zone *zone)
 {
 	return zone->num_trips + (zone->tz_alert.temp_mc ? 1 : 0);
+}
+
+#if COOLHAND_THERMAL_OPAQUE
+/*
+ * 6.13+ counts the passive trips it considers crossed in the private
+ * tz->passive (thermal_trip_crossed(), thermal_core.c) and exports no
+ * accessor. The module mirrors it from the temperatures it hands to the
+ * core, with the core's rule (thermal_zone_handle_trips()): a trip is
+ * reached when T >= its temperature and left when T < temperature -
+ * hysteresis. The core reads the temperature once per update; other
+ * get_temp calls (reads of thermal_zoneN/temp, hwmon) also advance the
+ * mirror, which differs from the core only if such a read sees another
+ * temperature than the next update does.
+ */
+static void __coolhand_tz_mirror_trips(struct coolhand_zone *zone, int temp)
+{
+	int i;
+
+	lockdep_assert_held(&zone->lock);
+	if (temp <= THERMAL_TEMP_INVALID)
+		return;
+	for (i = 0; i < coolhand_tz_num_trips(zone); i++) {
+		const struct thermal_trip *t = &zone->tz_trips[i];
+
+		if (!zone->tz_reached[i] && temp >= t->temperature)
+			zone->tz_reached[i] = true;
+		else if (zone->tz_reached[i] &&
+			 temp < t->temperature - t->hysteresis)
+			zone->tz_reached[i] = false;
+	}
+}
+
+static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
+{
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
+	int ret;
+
+	mutex_lock(&zone->lock);
+	ret = __coolhand_zone_read_temp(zone, temp);
+	if (!ret)
+		__coolhand_tz_mirror_trips(zone, *temp);
+	mutex_unlock(&zone->lock);
+	return ret;
+}
+#else
+static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
+{
+	return coolhand_zone_read_temp(coolhand_tz_priv(tzd), temp);
 }
 
 static int coolhand_tz_check_trip(struct coolhand_zone *zone, int trip)
@@ -243,9 +285,8 @@ void coolhand_thermal_update(struct coolhand_zone *zone)
  * cannot be taken under it (set_trips takes them in the other order), so
  * the count is read as a snapshot. -ENODEV while no zone is mirrored.
  *
- * 6.13+ keeps the count private (the core counts the passive trips it
- * considers crossed, thermal_trip_crossed() in thermal_core.c) and exports
- * no accessor: -EOPNOTSUPP there.
+ * 6.13+ keeps the count private: there it is the module's mirror of it
+ * (__coolhand_tz_mirror_trips()), the passive trips reached.
  */
 int coolhand_thermal_passive(struct coolhand_zone *zone)
 {
@@ -253,8 +294,15 @@ int coolhand_thermal_passive(struct coolhand_zone *zone)
 
 	mutex_lock(&zone->lock);
 #if COOLHAND_THERMAL_OPAQUE
-	if (zone->tzd)
-		passive = -EOPNOTSUPP;
+	if (zone->tzd) {
+		int i;
+
+		passive = 0;
+		for (i = 0; i < coolhand_tz_num_trips(zone); i++)
+			if (zone->tz_reached[i] &&
+			    zone->tz_trips[i].type == THERMAL_TRIP_PASSIVE)
+				passive++;
+	}
 #else
 	if (zone->tzd)
 		passive = READ_ONCE(zone->tzd->passive);

@@ -16,7 +16,7 @@
 # headers' absolute paths (/usr/src/..., /usr/lib/linux-kbuild-...) are
 # re-pointed at the unpacked tree. Two config symbols must be cleared on
 # the make command line when building with bookworm's gcc-12 and without
-# pahole; scripts/build-kmod.sh does that (see --make-args).
+# pahole; tests/vm-lib.sh passes them (see --make-args).
 #
 # Result: $COOLHAND_VM_CACHE/<kver>/{vmlinuz,config,build/} where build/ is
 # the kbuild dir for `make -C`. Idempotent: a complete tree is reused with
@@ -55,9 +55,10 @@ if [ "$mode" = print ]; then
   exit 0
 fi
 if [ "$mode" = make-args ]; then
-  # gcc-12 has no -fmin-function-alignment (Kbuild then uses
-  # -falign-functions); no pahole on the host, so no module BTF.
-  echo "CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT= CONFIG_DEBUG_INFO_BTF_MODULES="
+  # The headers name gcc-14, bookworm has gcc-12; gcc-12 has no
+  # -fmin-function-alignment (Kbuild then uses -falign-functions); no
+  # pahole on the host, so no module BTF and no pahole version to compare.
+  echo "CC=gcc CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT= CONFIG_DEBUG_INFO_BTF_MODULES= CONFIG_PAHOLE_VERSION=0"
   exit 0
 fi
 if [ -s "$dest/vmlinuz" ] && [ -e "$dest/.kbuild-complete" ]; then
@@ -158,7 +159,7 @@ echo "fetch-guest-kbuild.sh: building modpost" >&2
 cp -r "$lsrc/scripts/mod" "$work/modpost"
 mv "$work/modpost/Makefile" "$work/modpost/Kbuild"
 # shellcheck disable=SC2046
-make -s -C "$stage/usr/src/linux-headers-$kver" M="$work/modpost" CC=gcc $("$0" --make-args) \
+make -s -C "$stage/usr/src/linux-headers-$kver" M="$work/modpost" $("$0" --make-args) \
   HOSTCFLAGS="-I$lsrc/scripts/include" KBUILD_MODPOST_NOFINAL=1 modules >"$work/modpost.log" 2>&1 ||
   { cat "$work/modpost.log" >&2; die "modpost build failed"; }
 cp "$work/modpost/modpost" "$kb/scripts/mod/modpost.real-lsb-64"
