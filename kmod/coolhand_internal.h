@@ -202,6 +202,10 @@ int coolhand_zone_set_steps(struct coolhand_zone *zone, u32 below_mc,
 			    u32 above_mc);
 int coolhand_zone_set_window(struct coolhand_zone *zone, int low_mc,
 			     int high_mc);
+int coolhand_check_name(const char *name);
+void __coolhand_binding_free(struct coolhand_binding *b);
+
+/* coolhand_throttle.c */
 int coolhand_throttle_get_level(struct coolhand_throttle *thr,
 				unsigned int *level);
 
