@@ -42,8 +42,7 @@ done
 
 die() { echo "fetch-guest-kbuild.sh: $*" >&2; exit 1; }
 
-base="${kver%-*}"      # 7.3.4+deb13
-flavour="${kver##*-}"  # amd64
+base="${kver%-*}"  # 7.3.4+deb13, without the flavour (amd64)
 [ "$base" != "$kver" ] || die "kernel version '$kver' has no flavour suffix"
 series="$(echo "$base" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')"  # 7.3
 [ -n "$series" ] || die "cannot derive the source series from '$kver'"
