@@ -5,7 +5,7 @@
  *   coolhand_sysfs.c    the paper's Table 1 files and the throttling files
  *   coolhand_netlink.c  the "coolhand" generic netlink family
  *   coolhand_thermal.c  mirror into the kernel thermal framework
- * The emulated platform (coolhand_emul.c) is a separate module and uses
+ * The emulated platform (coolhand_emul_*.c) is a separate module and uses
  * only the exported API of <linux/coolhand.h>, never this header.
  *
  * Locking, outermost first:
