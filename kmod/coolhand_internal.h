@@ -5,7 +5,7 @@
  *   coolhand_sysfs.c    the paper's Table 1 files and the throttling files
  *   coolhand_netlink.c  the "coolhand" generic netlink family
  *   coolhand_thermal.c  mirror into the kernel thermal framework
- * The emulated platform (coolhand_emul.c) is a separate module and uses
+ * The emulated platform (coolhand_emul_*.c) is a separate module and uses
  * only the exported API of <linux/coolhand.h>, never this header.
  *
  * Locking, outermost first:
@@ -29,6 +29,8 @@
 #include <linux/thermal.h>
 #include <linux/workqueue.h>
 #include <linux/coolhand.h>
+
+#include "coolhand_compat.h"
 
 extern struct mutex coolhand_lock;
 extern struct idr coolhand_zone_idr;
@@ -122,6 +124,8 @@ struct coolhand_zone {
 	struct thermal_trip tz_trips[COOLHAND_MAX_TRIPS + 1];
 	int tz_passive;
 	struct thermal_zone_params tzp;
+	char tz_governor[THERMAL_NAME_LENGTH];
+	bool tz_reached[COOLHAND_MAX_TRIPS + 1];
 };
 
 #define to_coolhand_zone(d) container_of(d, struct coolhand_zone, dev)
@@ -198,6 +202,10 @@ int coolhand_zone_set_steps(struct coolhand_zone *zone, u32 below_mc,
 			    u32 above_mc);
 int coolhand_zone_set_window(struct coolhand_zone *zone, int low_mc,
 			     int high_mc);
+int coolhand_check_name(const char *name);
+void __coolhand_binding_free(struct coolhand_binding *b);
+
+/* coolhand_throttle.c */
 int coolhand_throttle_get_level(struct coolhand_throttle *thr,
 				unsigned int *level);
 

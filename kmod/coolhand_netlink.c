@@ -266,7 +266,7 @@ static int coolhand_fill_zone(struct sk_buff *skb, void *obj, u32 portid,
 	    nla_put_u32(skb, COOLHAND_A_STEP_ABOVE, above) ||
 	    nla_put_u32(skb, COOLHAND_A_ALARMS, alarms) ||
 	    (zone->tzd &&
-	     nla_put_u32(skb, COOLHAND_A_THERMAL_ID, zone->tzd->id)) ||
+	     nla_put_u32(skb, COOLHAND_A_THERMAL_ID, coolhand_tz_id(zone->tzd))) ||
 	    coolhand_put_sysfs_path(skb, &zone->dev.kobj) ||
 	    coolhand_put_trips(skb, zone) ||
 	    coolhand_put_zone_devs(skb, zone)) {

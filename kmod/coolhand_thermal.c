@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Mirror of coolhand zones and throttle controls into the kernel thermal
- * framework (Linux 6.1 API): every zone becomes a thermal_zoneN with the
- * same trips, every throttle control a cooling_deviceN with power ops when
- * it has a power table, and each coolhand binding binds the cooling device
+ * framework (6.1 and 6.13+ API, coolhand_compat.h): every zone becomes a
+ * thermal_zoneN with the same trips, every throttle control a
+ * cooling_deviceN with power ops when it has a power table, and each
+ * coolhand binding binds the cooling device
  * to the zone's passive trip. So /sys/class/thermal, the "thermal" netlink
  * family and the kernel governors (step_wise, power_allocator, ...) see and
  * drive them, next to a user-space policy.
@@ -25,14 +26,57 @@ module_param(passive_delay_ms, uint, 0444);
 MODULE_PARM_DESC(passive_delay_ms,
 		 "Thermal-core polling period of a zone while its passive trip is active, ms (default 250)");
 
-static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
-{
-	return coolhand_zone_read_temp(tzd->devdata, temp);
-}
-
 static int coolhand_tz_num_trips(struct coolhand_zone *zone)
 {
 	return zone->num_trips + (zone->tz_alert.temp_mc ? 1 : 0);
+}
+
+#if COOLHAND_THERMAL_OPAQUE
+/*
+ * 6.13+ counts the passive trips it considers crossed in the private
+ * tz->passive (thermal_trip_crossed(), thermal_core.c) and exports no
+ * accessor. The module mirrors it from the temperatures it hands to the
+ * core, with the core's rule (thermal_zone_handle_trips()): a trip is
+ * reached when T >= its temperature and left when T < temperature -
+ * hysteresis. The core reads the temperature once per update; other
+ * get_temp calls (reads of thermal_zoneN/temp, hwmon) also advance the
+ * mirror, which differs from the core only if such a read sees another
+ * temperature than the next update does.
+ */
+static void __coolhand_tz_mirror_trips(struct coolhand_zone *zone, int temp)
+{
+	int i;
+
+	lockdep_assert_held(&zone->lock);
+	if (temp <= THERMAL_TEMP_INVALID)
+		return;
+	for (i = 0; i < coolhand_tz_num_trips(zone); i++) {
+		const struct thermal_trip *t = &zone->tz_trips[i];
+
+		if (!zone->tz_reached[i] && temp >= t->temperature)
+			zone->tz_reached[i] = true;
+		else if (zone->tz_reached[i] &&
+			 temp < t->temperature - t->hysteresis)
+			zone->tz_reached[i] = false;
+	}
+}
+
+static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
+{
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
+	int ret;
+
+	mutex_lock(&zone->lock);
+	ret = __coolhand_zone_read_temp(zone, temp);
+	if (!ret)
+		__coolhand_tz_mirror_trips(zone, *temp);
+	mutex_unlock(&zone->lock);
+	return ret;
+}
+#else
+static int coolhand_tz_get_temp(struct thermal_zone_device *tzd, int *temp)
+{
+	return coolhand_zone_read_temp(coolhand_tz_priv(tzd), temp);
 }
 
 static int coolhand_tz_check_trip(struct coolhand_zone *zone, int trip)
@@ -43,7 +87,7 @@ static int coolhand_tz_check_trip(struct coolhand_zone *zone, int trip)
 static int coolhand_tz_get_trip_type(struct thermal_zone_device *tzd, int trip,
 				     enum thermal_trip_type *type)
 {
-	struct coolhand_zone *zone = tzd->devdata;
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
 
 	if (coolhand_tz_check_trip(zone, trip))
 		return -EINVAL;
@@ -54,7 +98,7 @@ static int coolhand_tz_get_trip_type(struct thermal_zone_device *tzd, int trip,
 static int coolhand_tz_get_trip_temp(struct thermal_zone_device *tzd, int trip,
 				     int *temp)
 {
-	struct coolhand_zone *zone = tzd->devdata;
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
 
 	if (coolhand_tz_check_trip(zone, trip))
 		return -EINVAL;
@@ -65,19 +109,20 @@ static int coolhand_tz_get_trip_temp(struct thermal_zone_device *tzd, int trip,
 static int coolhand_tz_get_trip_hyst(struct thermal_zone_device *tzd, int trip,
 				     int *hyst)
 {
-	struct coolhand_zone *zone = tzd->devdata;
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
 
 	if (coolhand_tz_check_trip(zone, trip))
 		return -EINVAL;
 	*hyst = zone->tz_trips[trip].hysteresis;
 	return 0;
 }
+#endif
 
 /* The thermal core's own interrupt window, intersected with ours. */
 static int coolhand_tz_set_trips(struct thermal_zone_device *tzd, int low,
 				 int high)
 {
-	struct coolhand_zone *zone = tzd->devdata;
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
 
 	mutex_lock(&zone->lock);
 	zone->tz_low_mc = low;
@@ -95,7 +140,7 @@ static int coolhand_tz_set_trips(struct thermal_zone_device *tzd, int low,
  */
 static void coolhand_tz_critical(struct thermal_zone_device *tzd)
 {
-	struct coolhand_zone *zone = tzd->devdata;
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
 	bool log;
 
 	if (!READ_ONCE(critical_report_only)) {
@@ -112,12 +157,23 @@ static void coolhand_tz_critical(struct thermal_zone_device *tzd)
 			 zone->name);
 }
 
+#if COOLHAND_THERMAL_OPAQUE
+static bool coolhand_tz_should_bind(struct thermal_zone_device *tzd,
+				    const struct thermal_trip *trip,
+				    struct thermal_cooling_device *cdev,
+				    struct cooling_spec *c);
+#endif
+
 /* Not const: the 6.1 core writes .critical when a driver leaves it NULL. */
 static struct thermal_zone_device_ops coolhand_tz_ops = {
 	.get_temp = coolhand_tz_get_temp,
+#if COOLHAND_THERMAL_OPAQUE
+	.should_bind = coolhand_tz_should_bind,
+#else
 	.get_trip_type = coolhand_tz_get_trip_type,
 	.get_trip_temp = coolhand_tz_get_trip_temp,
 	.get_trip_hyst = coolhand_tz_get_trip_hyst,
+#endif
 	.set_trips = coolhand_tz_set_trips,
 	.critical = coolhand_tz_critical,
 };
@@ -152,21 +208,38 @@ int coolhand_thermal_zone_add(struct coolhand_zone *zone)
 		zone->tz_trips[n].type = coolhand_trip_types[t->type];
 		if ((int)i == zone->passive)
 			zone->tz_passive = n;
+#if COOLHAND_THERMAL_OPAQUE
+		/* Marks the trip coolhand bindings attach to (should_bind). */
+		zone->tz_trips[n].priv = (int)i == zone->passive ? zone : NULL;
+#endif
 	}
 
+#if COOLHAND_THERMAL_OPAQUE
+	zone->tzp.governor_name = zone->tz_governor[0] ? zone->tz_governor :
+							 NULL;
+	tzd = thermal_zone_device_register_with_trips(zone->name,
+						      zone->tz_trips,
+						      n, zone,
+						      &coolhand_tz_ops,
+						      &zone->tzp,
+						      passive_delay_ms, 0);
+#else
+	strscpy(zone->tzp.governor_name, zone->tz_governor,
+		sizeof(zone->tzp.governor_name));
 	tzd = thermal_zone_device_register_with_trips(zone->name,
 						      zone->tz_trips,
 						      n, 0, zone,
 						      &coolhand_tz_ops,
 						      &zone->tzp,
 						      passive_delay_ms, 0);
+#endif
 	if (IS_ERR(tzd))
 		return PTR_ERR(tzd);
 	mutex_lock(&zone->lock);
 	zone->tzd = tzd;
 	mutex_unlock(&zone->lock);
 
-	ret = sysfs_create_link(&zone->dev.kobj, &tzd->device.kobj,
+	ret = sysfs_create_link(&zone->dev.kobj, &coolhand_tz_dev(tzd)->kobj,
 				"thermal_zone");
 	if (ret)
 		goto err_unregister;
@@ -211,14 +284,29 @@ void coolhand_thermal_update(struct coolhand_zone *zone)
  * reads it between updates to keep the core's schedule. zone->lock keeps @tzd registered; tz->lock
  * cannot be taken under it (set_trips takes them in the other order), so
  * the count is read as a snapshot. -ENODEV while no zone is mirrored.
+ *
+ * 6.13+ keeps the count private: there it is the module's mirror of it
+ * (__coolhand_tz_mirror_trips()), the passive trips reached.
  */
 int coolhand_thermal_passive(struct coolhand_zone *zone)
 {
 	int passive = -ENODEV;
 
 	mutex_lock(&zone->lock);
+#if COOLHAND_THERMAL_OPAQUE
+	if (zone->tzd) {
+		int i;
+
+		passive = 0;
+		for (i = 0; i < coolhand_tz_num_trips(zone); i++)
+			if (zone->tz_reached[i] &&
+			    zone->tz_trips[i].type == THERMAL_TRIP_PASSIVE)
+				passive++;
+	}
+#else
 	if (zone->tzd)
 		passive = READ_ONCE(zone->tzd->passive);
+#endif
 	mutex_unlock(&zone->lock);
 	return passive;
 }
@@ -367,6 +455,91 @@ void coolhand_thermal_cdev_remove(struct coolhand_throttle *thr)
 	thr->cdev = NULL;
 }
 
+#if COOLHAND_THERMAL_OPAQUE
+/*
+ * 6.13+ binds only while a zone or a cooling device registers, asking the
+ * zone's .should_bind. coolhand binds after both exist, so a binding change
+ * re-registers the throttle's cooling device (it gets a new id) while
+ * coolhand_lock is held: should_bind then answers from thr->bindings, plus
+ * the binding being added, minus the one being dropped. New zones and
+ * cooling devices have no bindings, so any other registration (with
+ * coolhand_rebind_thr NULL) binds nothing.
+ */
+static struct coolhand_throttle *coolhand_rebind_thr;
+static struct coolhand_binding *coolhand_rebind_add;
+static struct coolhand_binding *coolhand_rebind_drop;
+
+static bool coolhand_tz_should_bind(struct thermal_zone_device *tzd,
+				    const struct thermal_trip *trip,
+				    struct thermal_cooling_device *cdev,
+				    struct cooling_spec *c)
+{
+	struct coolhand_zone *zone = coolhand_tz_priv(tzd);
+	struct coolhand_throttle *thr = READ_ONCE(coolhand_rebind_thr);
+	struct coolhand_binding *b;
+
+	if (!thr || cdev->devdata != thr || trip->priv != zone)
+		return false;
+	b = coolhand_rebind_add;
+	if (b && b->zone == zone) {
+		c->weight = b->weight;
+		return true;
+	}
+	list_for_each_entry(b, &thr->bindings, thr_node) {
+		if (b->zone == zone && b != coolhand_rebind_drop) {
+			c->weight = b->weight;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int coolhand_thermal_rebind(struct coolhand_throttle *thr,
+				   struct coolhand_binding *add,
+				   struct coolhand_binding *drop)
+{
+	int ret;
+
+	lockdep_assert_held(&coolhand_lock);
+
+	coolhand_thermal_cdev_remove(thr);
+	coolhand_rebind_add = add;
+	coolhand_rebind_drop = drop;
+	WRITE_ONCE(coolhand_rebind_thr, thr);
+	ret = coolhand_thermal_cdev_add(thr);
+	WRITE_ONCE(coolhand_rebind_thr, NULL);
+	coolhand_rebind_add = NULL;
+	coolhand_rebind_drop = NULL;
+	return ret;
+}
+
+int coolhand_thermal_bind(struct coolhand_binding *b)
+{
+	int ret;
+
+	lockdep_assert_held(&coolhand_lock);
+
+	if (b->zone->tz_passive < 0)
+		return 0;
+	ret = coolhand_thermal_rebind(b->thr, b, NULL);
+	if (ret)
+		return ret;
+	b->thermal_bound = true;
+	return 0;
+}
+
+void coolhand_thermal_unbind(struct coolhand_binding *b)
+{
+	lockdep_assert_held(&coolhand_lock);
+
+	if (!b->thermal_bound)
+		return;
+	b->thermal_bound = false;
+	if (coolhand_thermal_rebind(b->thr, NULL, b))
+		dev_err(b->thr->dev, "%s: cooling device re-registration failed\n",
+			b->thr->name);
+}
+#else
 /*
  * Bind the cooling device to the zone's passive trip, over its whole range.
  * Zones without a passive trip get no thermal binding (a critical trip
@@ -406,3 +579,4 @@ void coolhand_thermal_unbind(struct coolhand_binding *b)
 					   b->thr->cdev);
 	b->thermal_bound = false;
 }
+#endif

@@ -40,6 +40,7 @@ pkgs=(
 )
 if [ "$want_vm" -eq 1 ]; then
   pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod acpica-tools
+    libelf-dev  # fetch-guest-kbuild.sh rebuilds the 7.3 kbuild's objtool
     thermald)  # the efficiency peer in the guest (scripts/measure-thermald-vm.sh)
 fi
 
@@ -65,5 +66,7 @@ if [ "$want_vm" -eq 1 ]; then
   "$(dirname "$0")/fetch-guest-kernel.sh"
   # A kernel with thermal netlink user thresholds (6.13+) for tests/thresholds.
   "$(dirname "$0")/fetch-threshold-kernel.sh"
+  # 7.3 with a kbuild tree coolhand.ko builds against (lockstep_vm_7.3).
+  "$(dirname "$0")/fetch-guest-kbuild.sh" >/dev/null
 fi
 echo "install-deps.sh: all dependencies present"

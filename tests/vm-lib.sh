@@ -13,8 +13,13 @@
 #       resolves for it and the loader, at the paths ldd names (the loader's
 #       default search path finds them in the guest).
 # vm_pack_initramfs ROOT OUT: a gzipped newc cpio of ROOT.
-# vm_kernel_headers: sets $kver to the Debian ABI version whose kbuild tree
-#       is installed (/lib/modules/<ver>/build), or skips.
+# vm_kernel_headers [KVER]: sets $kver, $kdir (the kbuild dir), $kvmlinuz
+#       (the guest image) and $kbuild_args (extra make arguments). Without
+#       KVER: the Debian ABI version whose kbuild tree is installed
+#       (/lib/modules/<ver>/build; scripts/fetch-guest-kernel.sh's image).
+#       With KVER not installed: the tree scripts/fetch-guest-kbuild.sh put
+#       in the cache (e.g. 7.3.4+deb13-amd64). Skips when missing. Needs
+#       $repo.
 # vm_build_kmod KMOD_SRC OUT: coolhand.ko and coolhand_emul.ko built for
 #       $kver into OUT (Kbuild turns warnings into errors; any other warning
 #       fails too).
@@ -69,11 +74,29 @@ vm_pack_initramfs() {
 
 vm_kernel_headers() {
   local build
-  kver=""
-  for build in /lib/modules/*/build; do
-    [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
-  done
-  [ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
+  kver="${1:-}"
+  kbuild_args=()
+  if [ -z "$kver" ]; then
+    for build in /lib/modules/*/build; do
+      [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
+    done
+    [ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
+  fi
+  if [ -e "/lib/modules/$kver/build/Makefile" ]; then
+    kdir="/lib/modules/$kver/build"
+    kvmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
+    case "$kvmlinuz" in
+      */"$kver"/vmlinuz) ;;
+      *) fail "fetch-guest-kernel.sh's image $kvmlinuz is not for $kver" ;;
+    esac
+    return 0
+  fi
+  kdir="$(COOLHAND_KBUILD_KVER="$kver" "$repo/scripts/fetch-guest-kbuild.sh" --print)"
+  [ -e "$(dirname "$kdir")/.kbuild-complete" ] ||
+    skip "no kbuild tree for $kver at $kdir (scripts/fetch-guest-kbuild.sh, run by scripts/install-deps.sh --vm)"
+  kvmlinuz="$(dirname "$kdir")/vmlinuz"
+  # shellcheck disable=SC2207
+  kbuild_args=($("$repo/scripts/fetch-guest-kbuild.sh" --make-args))
 }
 
 vm_build_kmod() {
@@ -81,7 +104,7 @@ vm_build_kmod() {
   echo "$VM_NAME: building coolhand.ko and coolhand_emul.ko for $kver in $out"
   rm -rf "$out"
   mkdir -p "$out"
-  make -s -C "$src" BUILD_DIR="$out" KVER="$kver" -j2 >"$out.log" 2>&1 || {
+  make -s -C "$src" BUILD_DIR="$out" KVER="$kver" KDIR="$kdir" "${kbuild_args[@]}" -j2 >"$out.log" 2>&1 || {
     cat "$out.log"
     fail "module build failed"
   }

@@ -370,10 +370,10 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   };
   // From the workload's initial state; a model with fans is bounded through
   // its relaxation (bound_fan.cpp).
-  const ModelSpec start = workload.start(model);
-  const bool fans = std::any_of(start.devices.begin(), start.devices.end(),
+  const ModelSpec initial = workload.start(model);
+  const bool fans = std::any_of(initial.devices.begin(), initial.devices.end(),
                                 [](const auto& d) { return !d.cooling.empty(); });
-  const Linear lin = linearise(fans ? detail::relax_fans(start) : start);
+  const Linear lin = linearise(fans ? detail::relax_fans(initial) : initial);
   if ((lin.ad.array() < -1e-12).any() || (lin.h.array() < -1e-12).any())
     return std::string(
         "the model's step matrix has negative entries; the bound needs a "
@@ -382,7 +382,7 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   if (in.steps == 0) return std::string("the workload is 0 s long");
   BoundResult r;
   if (fans) {
-    auto credit = detail::fan_credit(start, in.steps, in.first, in.demand, in.ambient_c);
+    auto credit = detail::fan_credit(initial, in.steps, in.first, in.demand, in.ambient_c);
     if (auto* e = std::get_if<std::string>(&credit)) return *e;
     in.fan_credit = std::move(std::get<detail::FanCredit>(credit));
     r.fan_relaxation = FanRelaxation{in.fan_credit.steps.size(), in.fan_credit.max_c};

@@ -5,7 +5,10 @@
 # initramfs, boot Debian's own kernel in qemu and report the guest's verdict.
 #
 #   run-vm-tests.sh --guest-bin FILE [--daemon-bin FILE] [--work-dir DIR]
-#                   [--kmod-src DIR] [--missing REASON]
+#                   [--kmod-src DIR] [--missing REASON] [--kver KVER]
+#
+# --kver: a kernel other than the installed headers' (e.g.
+# 7.3.4+deb13-amd64 from scripts/fetch-guest-kbuild.sh; tests/vm-lib.sh).
 #
 # Without --daemon-bin (a standalone tests/kmod build has no coolhandd) the
 # guest skips its daemon checks and says so; with CI=true that is a failure.
@@ -30,6 +33,7 @@ work=""
 guest_bin=""
 daemon_bin=""
 missing=""
+kver_arg=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kmod-src) kmod_src="$2"; shift 2 ;;
@@ -37,7 +41,8 @@ while [ $# -gt 0 ]; do
     --guest-bin) guest_bin="$2"; shift 2 ;;
     --daemon-bin) daemon_bin="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --kver) kver_arg="$2"; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "run-vm-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -49,10 +54,10 @@ VM_NAME=run-vm-tests.sh
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
-vm_kernel_headers
+vm_kernel_headers "$kver_arg"
 vm_check_tools
-vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
-[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
+vmlinuz="$kvmlinuz"
+[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh, fetch-guest-kbuild.sh)"
 [ -n "$guest_bin" ] && [ -x "$guest_bin" ] || skip "guest test program '$guest_bin' not built"
 if [ -z "$daemon_bin" ] && [ "${CI:-}" = true ]; then
   fail "CI=true and no --daemon-bin: the guest's coolhandd checks would not run"

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +26,17 @@ namespace sim = coolhand::sim;
 namespace ls = coolhand::lockstep;
 
 namespace {
+
+// The simulator's rules for the guest's `uname -r`: Debian 12's 6.1.x gets
+// the 6.1 rules, 6.13 and later the 6.13+ ones (KernelVersion::v6_16,
+// checked against linux-source-7.3 by sim_kernel_diff_6.16).
+std::optional<sim::KernelVersion> simulator_rules(const std::string& uname) {
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(uname.c_str(), "%u.%u", &major, &minor) != 2) return std::nullopt;
+  if (major == 6 && minor == 1) return sim::KernelVersion::v6_1;
+  if (major > 6 || (major == 6 && minor >= 13)) return sim::KernelVersion::v6_16;
+  return std::nullopt;
+}
 
 constexpr double kMinIdentical = 0.99;
 constexpr double kMaxSkinDelta = 0.1;
@@ -68,7 +80,9 @@ std::string compare(const ls::RunTrace& k, const sim::ModelSpec& model,
   if (auto* e = std::get_if<coolhand::config::ConfigError>(&table)) return e->to_string();
   auto bound = sim::Workload::bind(std::get<sim::CsvTable>(std::move(table)), model);
   if (auto* e = std::get_if<coolhand::config::ConfigError>(&bound)) return e->to_string();
-  auto controller = sim::make_governor_controller(model, *governor);
+  const auto rules = simulator_rules(row.kernel);
+  if (!rules) return "kernel " + row.kernel + " in " + k.label + " is neither 6.1 nor 6.13+";
+  auto controller = sim::make_governor_controller(model, *governor, *rules);
   sim::ThermalModel m(model, std::stoull(row.seed));
   const auto s = ls::to_trace(k.label, sim::run(m, std::get<sim::Workload>(bound), *controller));
   if (s.level.size() != k.level.size())

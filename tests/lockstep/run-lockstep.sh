@@ -6,10 +6,15 @@
 # (lockstep_compare). One boot serves all runs.
 #
 #   run-lockstep.sh --guest FILE --compare FILE --kmod-src DIR --data DIR
-#                   [--kernel 6.1] [--work-dir DIR] [--missing REASON]
+#                   [--kernel 6.1|7.3] [--work-dir DIR] [--missing REASON]
 #                   [--markdown FILE]
 #
 # --data is sim/data (models/reference-umpc.yaml, workloads/*.csv).
+# --kernel 6.1: Debian 12's installed headers and fetch-guest-kernel.sh's
+# image; --kernel 7.3: the trixie-backports kernel (COOLHAND_KBUILD_KVER,
+# default 7.3.4+deb13-amd64) with the tree scripts/fetch-guest-kbuild.sh
+# put in the cache. lockstep_compare picks the simulator's rules from the
+# guest's `uname -r` (6.1, or 6.13+ for 7.3).
 # --markdown also writes the faithfulness table (docs/results.md).
 #
 # Environment: COOLHAND_LOCKSTEP_GOVERNORS (default "step_wise bang_bang
@@ -47,15 +52,14 @@ VM_NAME=run-lockstep.sh
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
-[ "$kernel" = 6.1 ] || fail "--kernel $kernel: only Debian 12's 6.1 is supported (coolhand.ko is built against its headers)"
 vm_check_tools
-kver=""
-for build in /lib/modules/*/build; do
-  [ -e "$build/Makefile" ] && kver="$(basename "$(dirname "$build")")"
-done
-[ -n "$kver" ] || skip "no kernel headers under /lib/modules/*/build (scripts/install-deps.sh --vm)"
-vmlinuz="$("$repo/scripts/fetch-guest-kernel.sh" --print)"
-[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh)"
+case "$kernel" in
+  6.1) vm_kernel_headers ;;
+  7.3) vm_kernel_headers "${COOLHAND_KBUILD_KVER:-7.3.4+deb13-amd64}" ;;
+  *) fail "--kernel $kernel: only 6.1 (Debian 12) and 7.3 (trixie-backports) are supported" ;;
+esac
+vmlinuz="$kvmlinuz"
+[ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh, fetch-guest-kbuild.sh)"
 [ -x "$guest" ] || skip "lockstep_guest '$guest' not built"
 [ -x "$compare" ] || skip "lockstep_compare '$compare' not built"
 model="$data/models/reference-umpc.yaml"
@@ -68,10 +72,7 @@ seed="${COOLHAND_LOCKSTEP_SEED:-1}"
 # ---- modules
 rm -rf "$work"
 mkdir -p "$work"
-make -s -C "$kmod_src" BUILD_DIR="$work/kmod" KVER="$kver" -j2 >"$work/build.log" 2>&1 || {
-  cat "$work/build.log"
-  fail "kbuild failed"
-}
+vm_build_kmod "$kmod_src" "$work/kmod"
 
 # ---- initramfs
 root="$work/initramfs"
