@@ -70,6 +70,16 @@ class SampleRing {
   [[nodiscard]] std::uint64_t seq_back() const { return front_ + size_ - 1; }
   [[nodiscard]] const Sample& at_seq(std::uint64_t seq) const { return buf_[seq & mask_]; }
 
+  // Checkpoints (state.cpp): the sequence number, the size (validated
+  // against the capacity on load) and the whole storage, stale slots
+  // included, so a restored ring is the saved one bit for bit.
+  template <typename Io, typename Self>
+  static void visit_state(Io& io, Self& self) {
+    io(self.front_);
+    io.index(self.size_, self.capacity_, true);
+    for (auto& s : self.buf_) io(s);
+  }
+
  private:
   std::vector<Sample> buf_;
   std::size_t capacity_ = 0;
