@@ -433,27 +433,41 @@ std::variant<RecordingReplay, std::string> replay_recording(
       // at its first call.
       bool started = false;
       bool cold = !seg.complete;
+      std::uint64_t last_call_ns = 0;  // the records' clock at the call before
       for (std::size_t i = first; i < seg.end; ++i) {
         const Record& r = rec.records[i];
         if (!is_call(r)) continue;
         // A call without `now` (set_profile, verify, restore_all) happened
         // at its record's time stamp (the same monotonic clock in coolhandd).
         const Time at = call_now(r).value_or(Time(static_cast<std::int64_t>(r.t_ns / 1000000)));
-        // The ticks the candidate asks for before this call; at most
-        // kMaxWakeTicks in one gap between the daemon's calls (a suspend of
-        // hours, or a time stamp a damaged file makes years long).
+        // The ticks the candidate asks for before this call. The loop wakes
+        // at most every kMinWake, so a gap of the records' own clock
+        // (t_ns, which the reader checks is in order) holds at most
+        // gap / kMinWake + 2 of them; and at most kMaxWakeTicks (a suspend
+        // of hours, or a time stamp a damaged file makes years long). Only a
+        // call whose `now` disagrees with its record's clock (a damaged
+        // file: coolhandd stamps both from CLOCK_MONOTONIC) meets the first
+        // bound.
+        const std::uint64_t gap_ns = started ? r.t_ns - std::min(r.t_ns, last_call_ns) : 0;
+        const std::size_t max_ticks = static_cast<std::size_t>(std::min<std::uint64_t>(
+            kMaxWakeTicks,
+            gap_ns / static_cast<std::uint64_t>(
+                         std::chrono::nanoseconds(policy::ControlLoop::kMinWake).count()) +
+                2));
+        last_call_ns = r.t_ns;
         std::size_t ticks = 0;
-        while (started && wake && *wake < at && ticks < kMaxWakeTicks) {
+        while (started && wake && *wake < at && ticks < max_ticks) {
           ports.set_time(*wake);
           wake = loop.tick(*wake);
           ++ticks;
         }
-        if (ticks == kMaxWakeTicks && wake && *wake < at) {
-          out.notes.push_back(
-              fmt::format("{}: the policy asked for more than {} wake-ups since the call "
-                          "before; the last {:.3f} s of that gap are skipped",
-                          where(rec, file, i), kMaxWakeTicks,
-                          static_cast<double>((at - *wake).count()) / 1000.0));
+        if (ticks == max_ticks && wake && *wake < at) {
+          out.notes.push_back(fmt::format(
+              "{}: the policy asked for more than {} wake-ups since the call before{}; the last "
+              "{:.3f} s of that gap are skipped",
+              where(rec, file, i), max_ticks,
+              max_ticks < kMaxWakeTicks ? " (more than the records' own clock allows)" : "",
+              static_cast<double>((at - *wake).count()) / 1000.0));
           wake = at;
         }
         ports.set_time(at);
