@@ -71,13 +71,15 @@ class SampleRing {
   [[nodiscard]] const Sample& at_seq(std::uint64_t seq) const { return buf_[seq & mask_]; }
 
   // Checkpoints (state.cpp): the sequence number, the size (validated
-  // against the capacity on load) and the whole storage, stale slots
-  // included, so a restored ring is the saved one bit for bit.
+  // against the capacity on load) and the live samples, oldest first (a
+  // stale slot is never read). Measuring the largest state counts a full ring.
   template <typename Io, typename Self>
   static void visit_state(Io& io, Self& self) {
     io(self.front_);
     io.index(self.size_, self.capacity_, true);
-    for (auto& s : self.buf_) io(s);
+    const std::size_t n = io.measuring_max() ? self.capacity_ : self.size_;
+    if (!io.ok()) return;
+    for (std::size_t i = 0; i < n; ++i) io(self.buf_[(self.front_ + i) & self.mask_]);
   }
 
  private:

@@ -30,21 +30,22 @@ void ControlLoop::visit_state(Io& io, Self& self) {
   io(c.resumes);
 }
 
-std::size_t ControlLoop::state_size() const {
+std::size_t ControlLoop::max_state_size() const {
   detail::StateIo io = detail::StateIo::measure();
   visit_state(io, std::as_const(*this));
   bool stepped = last_ != nullptr;
   io(stepped);
-  return io.size() + engine_->state_size();
+  return io.size() + engine_->max_state_size();
 }
 
-bool ControlLoop::save_state(std::span<std::byte> out) const {
+std::size_t ControlLoop::save_state(std::span<std::byte> out) const {
   detail::StateIo io = detail::StateIo::save(out);
   visit_state(io, std::as_const(*this));
   bool stepped = last_ != nullptr;
   io(stepped);
-  if (!io.ok() || out.size() < io.size()) return false;
-  return engine_->save_state(out.subspan(io.size()));
+  if (!io.ok()) return 0;
+  const std::size_t engine = engine_->save_state(out.subspan(io.size()));
+  return engine == 0 ? 0 : io.size() + engine;
 }
 
 bool ControlLoop::restore_state(std::span<const std::byte> in) {

@@ -14,7 +14,7 @@ namespace detail {
 
 // Found by StateIo through ADL.
 template <typename S>
-  requires std::is_same_v<std::remove_const_t<S>, Sample>
+requires std::is_same_v<std::remove_const_t<S>, Sample>
 void visit_fields(StateIo& io, S& s) {
   io(s.t);
   io(s.mc);
@@ -160,24 +160,23 @@ bool taken_consistent(const Impl& m) {
 }  // namespace
 }  // namespace detail
 
-std::size_t Engine::state_size() const {
-  detail::StateIo io = detail::StateIo::measure();
+std::size_t Engine::max_state_size() const {
+  detail::StateIo io = detail::StateIo::measure_max();
   detail::visit_engine(io, std::as_const(*impl_));
   return io.size();
 }
 
-bool Engine::save_state(std::span<std::byte> out) const {
+std::size_t Engine::save_state(std::span<std::byte> out) const {
   detail::StateIo io = detail::StateIo::save(out);
   detail::visit_engine(io, std::as_const(*impl_));
-  return io.ok();
+  return io.ok() ? io.size() : 0;
 }
 
 bool Engine::restore_state(std::span<const std::byte> in) {
-  if (in.size() != state_size()) return false;
   detail::StateIo io = detail::StateIo::load(in);
   detail::visit_engine(io, *impl_);
   impl_->apply_profile();
-  return io.ok() && detail::taken_consistent(*impl_);
+  return io.ok() && io.size() == in.size() && detail::taken_consistent(*impl_);
 }
 
 const Decision& Engine::decision() const {

@@ -4,6 +4,9 @@
 // and restore cannot disagree on the layout. Fixed size: every vector the
 // visit walks was sized by compile() (or the loop's constructor) and keeps
 // its size; an optional is a flag byte and its value (zero when absent).
+// Sample rings (the filters' histories) keep only their live samples, so
+// the size varies; measure_max() sizes them full, for a buffer that always
+// fits.
 // Reading validates as it goes: a value that would index past a table, a
 // non-finite double or a flag byte other than 0/1 marks the input bad and
 // is not stored.
@@ -25,14 +28,16 @@ namespace coolhand::policy::detail {
 
 class StateIo {
  public:
-  enum class Mode : std::uint8_t { measure, save, load };
+  enum class Mode : std::uint8_t { measure, measure_max, save, load };
 
   static StateIo measure() { return StateIo(Mode::measure, {}, {}); }
+  static StateIo measure_max() { return StateIo(Mode::measure_max, {}, {}); }
   static StateIo save(std::span<std::byte> out) { return StateIo(Mode::save, out, {}); }
   static StateIo load(std::span<const std::byte> in) { return StateIo(Mode::load, {}, in); }
 
   [[nodiscard]] Mode mode() const { return mode_; }
   [[nodiscard]] bool loading() const { return mode_ == Mode::load; }
+  [[nodiscard]] bool measuring_max() const { return mode_ == Mode::measure_max; }
   // Bytes measured, written or read so far.
   [[nodiscard]] std::size_t size() const { return pos_; }
   // Nothing ran past the buffer and every value read was valid.
@@ -49,8 +54,10 @@ class StateIo {
       bytes(b);
       if constexpr (!std::is_const_v<T>) {
         if (loading() && ok_) {
-          if (b > 1) fail();
-          else v = b != 0;
+          if (b > 1)
+            fail();
+          else
+            v = b != 0;
         }
       }
     } else if constexpr (std::is_same_v<U, MilliC>) {
@@ -100,8 +107,8 @@ class StateIo {
   template <typename T>
   void index(T& v, std::size_t limit, bool inclusive = false) {
     (*this)(v);
-    if (loading() && (inclusive ? static_cast<std::size_t>(v) > limit
-                                : static_cast<std::size_t>(v) >= limit)) {
+    if (loading() &&
+        (inclusive ? static_cast<std::size_t>(v) > limit : static_cast<std::size_t>(v) >= limit)) {
       fail();
     }
   }
@@ -151,7 +158,7 @@ namespace coolhand::policy {
 
 // Found by StateIo through ADL.
 template <typename W>
-  requires std::is_same_v<std::remove_const_t<W>, Window>
+requires std::is_same_v<std::remove_const_t<W>, Window>
 void visit_fields(detail::StateIo& io, W& w) {
   io(w.low);
   io(w.high);

@@ -192,9 +192,8 @@ LoopRecorder::LoopRecorder(Ring& ring, std::uint64_t policy_hash,
   header_ = CheckpointHeader{u16(sensors.size()), static_cast<std::uint32_t>(devices), policy_hash,
                              static_cast<std::int32_t>(config.lost_after_failures)};
   for (const policy::SensorId id : sensors) slot_map_.push_back(id.index);
-  payload_.resize(checkpoint_head_size(sensors.size(), devices) + loop_->state_size());
-  set_checkpoint_interval(
-      std::max<std::uint64_t>(ring_.capacity() / 8, 4 * checkpoint_records(payload_.size())));
+  payload_.resize(checkpoint_head_size(sensors.size(), devices) + loop_->max_state_size());
+  set_checkpoint_interval(default_checkpoint_interval(ring_.capacity(), payload_.size()));
 }
 
 void LoopRecorder::set_checkpoint_interval(std::uint64_t records) {
@@ -205,8 +204,8 @@ void LoopRecorder::set_checkpoint_interval(std::uint64_t records) {
 std::span<const std::byte> LoopRecorder::state_payload() {
   encode_checkpoint_head(payload_, slot_map_, taps_->sensor_state, taps_->bound_state);
   const std::size_t head = checkpoint_head_size(slot_map_.size(), taps_->bound_state.size());
-  (void)loop_->save_state(std::span<std::byte>(payload_).subspan(head));
-  return payload_;
+  const std::size_t state = loop_->save_state(std::span<std::byte>(payload_).subspan(head));
+  return std::span<const std::byte>(payload_).first(head + state);
 }
 
 void LoopRecorder::checkpoint() {
@@ -216,7 +215,7 @@ void LoopRecorder::checkpoint() {
 
 bool LoopRecorder::restore(const Checkpoint& cp) {
   if (cp.header.slots != slot_map_.size() || cp.header.devices != taps_->bound_state.size() ||
-      cp.slot_map != slot_map_ || cp.payload.size() != payload_.size()) {
+      cp.slot_map != slot_map_ || cp.payload.size() > payload_.size()) {
     return false;
   }
   taps_->sensor_state = cp.sensor_state;

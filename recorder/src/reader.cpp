@@ -5,9 +5,8 @@
 
 #include <cstring>
 
-#include "coolhand/recorder/file.h"
-
 #include "coolhand/recorder/checkpoint.h"
+#include "coolhand/recorder/file.h"
 #include "wire.h"
 
 namespace coolhand::recorder {

@@ -289,8 +289,8 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
       // The replayed loop's state must be the recorded one here.
       if (const auto mark = read_checkpoint(rs, at, seg_end)) {
         if (!std::ranges::equal(loop.state_payload(), mark->payload)) {
-          out.divergence = Divergence{
-              at, "the replayed loop's state differs from the recorded checkpoint's"};
+          out.divergence =
+              Divergence{at, "the replayed loop's state differs from the recorded checkpoint's"};
           return out;
         }
         ++out.checkpoints;

@@ -359,8 +359,7 @@ std::variant<RecordingReplay, std::string> replay_recording(
     if (seg.complete) {
       const Record& created = rec.records[seg.begin];
       lost_after = created.c;
-      for (std::size_t i = seg.begin + 1; i < seg.end && slot_sensors.size() < created.index;
-           ++i) {
+      for (std::size_t i = seg.begin + 1; i < seg.end && slot_sensors.size() < created.index; ++i) {
         const Record& m = rec.records[i];
         if (!is(m, Kind::slot_map) || m.a >= rec.meta.sensors.size())
           return where(rec, file, i) + ": expected the slot_map of slot " +
@@ -407,8 +406,8 @@ std::variant<RecordingReplay, std::string> replay_recording(
       recorder::ReplayOptions options;
       options.observer = &log;
       options.on_loop = [&log, si](const policy::ControlLoop& l) { log.attach(l, si); };
-      auto res = recorder::replay_segment(rec, seg, compile(doc, &error), doc.spec.sampling,
-                                          options);
+      auto res =
+          recorder::replay_segment(rec, seg, compile(doc, &error), doc.spec.sampling, options);
       if (res.divergence)
         return where(rec, file, res.divergence->record) +
                ": the replay differs from the daemon: " + res.divergence->message;

@@ -138,8 +138,7 @@ TEST(Replay, ACandidatePolicyDivergesAndSaysWhere) {
   drive(loop, plant, Time(0), Time(60000));
   const Recording rec = read_back(ring, s, "policy");
   const auto other = spec(MilliC(38000));
-  const ReplayResult r =
-      replay_segment(rec, segments(rec)[0], compile(other), other.sampling);
+  const ReplayResult r = replay_segment(rec, segments(rec)[0], compile(other), other.sampling);
   ASSERT_TRUE(r.divergence);
   EXPECT_GT(r.divergence->record, 0u);
   EXPECT_NE(r.divergence->message.find("recorded"), std::string::npos) << r.divergence->message;

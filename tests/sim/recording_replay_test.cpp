@@ -11,12 +11,12 @@
 
 #include <string>
 
+#include "../recorder/recording_fixture.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/recorder/file.h"
 #include "coolhand/recorder/loop_recorder.h"
-#include "coolhand/sim/recording_export.h"
-#include "../recorder/recording_fixture.h"
 #include "coolhand/recorder/replay.h"
+#include "coolhand/sim/recording_export.h"
 
 namespace coolhand::sim {
 namespace {

@@ -180,13 +180,15 @@ class Engine {
   // engine's complete dynamic state (sensor values and filter histories,
   // trip hysteresis and debounce counts, controller integrators, table rows
   // and hold timers, levels, last resorts, the profile, the last decision)
-  // as bytes. Pure: no I/O, and save_state() does not allocate. The size is
-  // fixed by compile(). restore_state() takes what save_state() wrote for an
+  // as bytes. Pure: no I/O, and save_state() does not allocate. The size
+  // varies with the filters' live history, up to max_state_size() (fixed by
+  // compile()). save_state() returns the bytes written (0: `out` too
+  // small). restore_state() takes exactly what save_state() wrote for an
   // engine compiled from the same spec and leaves the engine as the saved
   // one was; it checks every index and value it reads and returns false on
   // a bad one (the engine's state is then unspecified: discard it).
-  [[nodiscard]] std::size_t state_size() const;
-  bool save_state(std::span<std::byte> out) const;
+  [[nodiscard]] std::size_t max_state_size() const;
+  std::size_t save_state(std::span<std::byte> out) const;
   [[nodiscard]] bool restore_state(std::span<const std::byte> in);
   // The last step's decision (the one step() returned).
   [[nodiscard]] const Decision& decision() const;

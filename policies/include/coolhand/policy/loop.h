@@ -203,11 +203,12 @@ class ControlLoop {
   // the engine's included (Engine::save_state), as bytes: per slot the
   // failure count, lost flag, next poll, last sample and window sent; the
   // applied levels; the last step's time; counters. Pure: no I/O, and
-  // save_state() does not allocate. restore_state() takes what
+  // save_state() does not allocate; it returns the bytes written (at most
+  // max_state_size(); 0: `out` too small). restore_state() takes what
   // save_state() wrote for a loop built from the same spec and slots, and
   // returns false on a bad input (discard the loop then).
-  [[nodiscard]] std::size_t state_size() const;
-  bool save_state(std::span<std::byte> out) const;
+  [[nodiscard]] std::size_t max_state_size() const;
+  std::size_t save_state(std::span<std::byte> out) const;
   [[nodiscard]] bool restore_state(std::span<const std::byte> in);
 
  private:

@@ -8,8 +8,8 @@
 //   checkpoint_data  ceil(bytes / 20) of them, chunk number in `index`
 //                    (mod 65536), 20 payload bytes in a, b, c, d;
 //   checkpoint_end   the chunk count and the FNV-1a 64 of the payload.
-// The payload: per slot the policy sensor index (u16, slot_map's), per slot
-// the last present/delivery answer the recorder saw (u32, as in
+// The payload (its size varies with the filters' live history): per slot the policy sensor index
+// (u16, slot_map's), per slot the last present/delivery answer the recorder saw (u32, as in
 // port_sensor_state; 0xFFFFFFFF none yet), per device the last bound answer
 // (u32, as in port_bound), then policy::ControlLoop::save_state().
 // LoopRecorder writes one before a call record every `interval` records
@@ -43,11 +43,11 @@ struct Checkpoint {
   std::size_t begin = 0;  // index of the checkpoint record
   std::size_t end = 0;    // one past its checkpoint_end record
   CheckpointHeader header;
-  std::vector<std::byte> payload;            // all of it, as recorded
-  std::vector<std::uint16_t> slot_map;       // per slot: policy sensor index
-  std::vector<std::uint32_t> sensor_state;   // per slot
-  std::vector<std::uint32_t> bound_state;    // per device
-  std::size_t loop_state_at = 0;             // where the loop's state starts in `payload`
+  std::vector<std::byte> payload;           // all of it, as recorded
+  std::vector<std::uint16_t> slot_map;      // per slot: policy sensor index
+  std::vector<std::uint32_t> sensor_state;  // per slot
+  std::vector<std::uint32_t> bound_state;   // per device
+  std::size_t loop_state_at = 0;            // where the loop's state starts in `payload`
 
   [[nodiscard]] std::span<const std::byte> loop_state() const {
     return std::span<const std::byte>(payload).subspan(loop_state_at);
@@ -61,6 +61,20 @@ struct Checkpoint {
 // Records a checkpoint of `payload` bytes takes (header, chunks, end).
 [[nodiscard]] constexpr std::size_t checkpoint_records(std::size_t payload) {
   return 2 + (payload + kCheckpointChunkBytes - 1) / kCheckpointChunkBytes;
+}
+
+// LoopRecorder's default interval between checkpoints, in records, for a
+// ring of `capacity` and a payload of at most `payload` bytes: a quarter
+// of the ring, and at least four times the checkpoint's own records. A
+// wrapped ring then holds three whole checkpoints or more (one at least
+// while interval + checkpoint <= capacity), and checkpoints cost the
+// default ring of the busiest shipped policy 0.7% of its records
+// (docs/benchmarks.md).
+[[nodiscard]] constexpr std::uint64_t default_checkpoint_interval(std::size_t capacity,
+                                                                  std::size_t payload) {
+  const std::uint64_t quarter = capacity / 4;
+  const std::uint64_t floor = 4 * checkpoint_records(payload);
+  return quarter > floor ? quarter : floor;
 }
 
 // Write the payload's head (slot map, sensor states, bound states) into

@@ -18,11 +18,10 @@
 //     engine_event per event; lost and recovered sensors; actions.
 //   - checkpoints (checkpoint.h): before a call record, once `interval`
 //     records have gone into the ring since the last one. The default
-//     interval is max(capacity / 8, 4 × the checkpoint's own records), so
-//     a wrapped ring still holds several whole ones and checkpoints take at
-//     most a fifth of it (an eighth of a ring of default size is ~4 minutes
-//     of the busiest shipped policy). The payload buffer is allocated at
-//     construction.
+//     interval is default_checkpoint_interval(): a quarter of the ring (in
+//     a ring of default size ~7.5 minutes of the busiest shipped policy),
+//     at least 4 × the checkpoint's own records. The payload buffer is
+//     allocated at construction, at the loop's largest state.
 // Timestamps: the ring's time. With a clock (set_clock), LoopRecorder sets it
 // at each call; without one it uses `now` (ms) * 1e6.
 //
@@ -71,6 +70,8 @@ class LoopRecorder {
   // Records between checkpoints; 0: none. Takes effect from the next call.
   void set_checkpoint_interval(std::uint64_t records);
   [[nodiscard]] std::uint64_t checkpoint_interval() const { return checkpoint_every_; }
+  // The largest checkpoint payload of this loop, in bytes (the buffer's size).
+  [[nodiscard]] std::size_t checkpoint_bytes() const { return payload_.size(); }
   // Records one checkpoint now (the calls do when one is due).
   void checkpoint();
   // The payload a checkpoint would carry now (valid until the next call).
@@ -94,11 +95,11 @@ class LoopRecorder {
 
   Ring& ring_;
   ClockNs clock_;
-  CheckpointHeader header_;                // what every checkpoint's first record says
-  std::vector<std::uint16_t> slot_map_;    // slot -> policy sensor index
-  std::vector<std::byte> payload_;         // checkpoint payload, sized at construction
+  CheckpointHeader header_;              // what every checkpoint's first record says
+  std::vector<std::uint16_t> slot_map_;  // slot -> policy sensor index
+  std::vector<std::byte> payload_;       // checkpoint payload, sized at construction
   std::uint64_t checkpoint_every_ = 0;
-  std::uint64_t next_checkpoint_ = 0;      // ring total() at which one is due
+  std::uint64_t next_checkpoint_ = 0;  // ring total() at which one is due
   std::unique_ptr<Taps> taps_;
   std::unique_ptr<policy::ControlLoop> loop_;
 };
