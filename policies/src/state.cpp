@@ -175,8 +175,9 @@ std::size_t Engine::save_state(std::span<std::byte> out) const {
 bool Engine::restore_state(std::span<const std::byte> in) {
   detail::StateIo io = detail::StateIo::load(in);
   detail::visit_engine(io, *impl_);
+  if (!io.ok() || io.size() != in.size()) return false;
   impl_->apply_profile();
-  return io.ok() && io.size() == in.size() && detail::taken_consistent(*impl_);
+  return detail::taken_consistent(*impl_);
 }
 
 const Decision& Engine::decision() const {

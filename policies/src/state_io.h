@@ -103,19 +103,29 @@ class StateIo {
     (*this)(x);
   }
 
-  // An index that must stay below `limit` (limit itself allowed with `inclusive`).
+  // An index that must stay below `limit` (limit itself allowed with
+  // `inclusive`); a value out of range is not stored.
   template <typename T>
   void index(T& v, std::size_t limit, bool inclusive = false) {
-    (*this)(v);
-    if (loading() &&
-        (inclusive ? static_cast<std::size_t>(v) > limit : static_cast<std::size_t>(v) >= limit)) {
+    T x = v;
+    (*this)(x);
+    if (!loading()) return;
+    if (inclusive ? static_cast<std::size_t>(x) > limit : static_cast<std::size_t>(x) >= limit) {
       fail();
+    } else if (ok_) {
+      v = x;
     }
   }
   template <typename T>
   void index(std::optional<T>& v, std::size_t limit) {
-    (*this)(v);
-    if (loading() && v && static_cast<std::size_t>(*v) >= limit) fail();
+    std::optional<T> x = v;
+    (*this)(x);
+    if (!loading()) return;
+    if (x && static_cast<std::size_t>(*x) >= limit) {
+      fail();
+    } else if (ok_) {
+      v = x;
+    }
   }
   template <typename T>
   void index(const T& v, std::size_t /*limit*/, bool /*inclusive*/ = false) {
