@@ -73,9 +73,10 @@ inline PolicySpec everything() {
   SensorSpec pred = virtual_sensor("pred", SensorSpec::Kind::predictor, {"est"});
   pred.horizon = Millis(10000);
   pred.window = Millis(5000);
-  spec.sensors = {physical("a"), physical("b"),
-                  ema,           fir,
-                  pred,          virtual_sensor("sum", SensorSpec::Kind::weighted_sum, {"a", "b"}, {0.5, 0.5})};
+  spec.sensors = {
+      physical("a"), physical("b"),
+      ema,           fir,
+      pred,          virtual_sensor("sum", SensorSpec::Kind::weighted_sum, {"a", "b"}, {0.5, 0.5})};
   DeviceSpec cpu = device("cpu", 3);
   cpu.power_mw = {3000, 2000, 1000, 500};
   cpu.max_step_up = 1;
