@@ -72,7 +72,10 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCOOLHAND_FUZZ=ON -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF \
   -DCOOLHAND_DAEMON=ON -DCOOLHAND_VM_TESTS=OFF >/dev/null
-cmake --build "$build" --target "${names[@]}" -j2
+# Build only the selected targets (all of them without a selection).
+build_names=("${names[@]}")
+((${#selected[@]} > 0)) && build_names=("${selected[@]}")
+cmake --build "$build" --target "${build_names[@]}" -j2
 
 each=$((total / ${#targets[@]}))
 if [[ -z "$runs" && "$each" -lt 1 ]]; then

@@ -7,6 +7,8 @@
 //                         sensors, steps and applies, with and without
 //                         LoopRecorder; the difference is what recording
 //                         adds to the daemon's loop.
+//   BM_Checkpoint         one checkpoint of that loop (state saved, put as
+//                         records), made once per checkpoint interval
 // Run: build/bench/recorder/bench_recorder --benchmark_repetitions=10
 //        --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -134,5 +136,23 @@ void BM_LoopRecorded(benchmark::State& state) {
       static_cast<double>(ring.total() - before) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_LoopRecorded);
+
+// One checkpoint of this loop (its state saved and put as records), the
+// work LoopRecorder adds once per interval.
+void BM_Checkpoint(benchmark::State& state) {
+  const auto s = spec();
+  Ports p;
+  recorder::Ring ring(kDefaultRing);
+  recorder::LoopRecorder loop(ring, 1, policy::Engine::compile(s).engine, kSlots, {s.sampling, 3},
+                              {p, p, p, nullptr});
+  loop.start(Time(0));
+  (void)loop.tick(Time(100));
+  for (auto _ : state) loop.checkpoint();
+  state.counters["bytes"] = static_cast<double>(loop.checkpoint_bytes());
+  state.counters["records"] =
+      static_cast<double>(recorder::checkpoint_records(loop.checkpoint_bytes()));
+  state.counters["interval"] = static_cast<double>(loop.checkpoint_interval());
+}
+BENCHMARK(BM_Checkpoint);
 
 }  // namespace

@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
   recorder::LoopRecorder loop(ring, 0, std::move(compiled.engine), slots,
                               {spec.sampling, doc.document->daemon.lost_after_failures},
                               {plant, plant, plant, nullptr});
+  // Checkpoints as often as in a ring of the default size (the ring here
+  // is larger so that it keeps everything for counting).
+  loop.set_checkpoint_interval(recorder::default_checkpoint_interval(
+      config::DaemonSettings::kDefaultRecorderRecords, loop.checkpoint_bytes()));
   loop.start(policy::Time(0));
   const auto end = policy::Time(static_cast<std::int64_t>(minutes * 60000));
   std::optional<policy::Time> wake = policy::Time(0);
@@ -102,5 +106,18 @@ int main(int argc, char** argv) {
   }
   std::printf("30 minutes need %.0f records (%.1f MiB)\n", rate * 1800,
               rate * 1800 * recorder::kRecordSize / 1048576.0);
+  const std::uint64_t checkpoints = by_kind["checkpoint"];
+  if (checkpoints > 0) {
+    const std::uint64_t cp_records =
+        checkpoints + by_kind["checkpoint_data"] + by_kind["checkpoint_end"];
+    std::printf(
+        "checkpoints: %llu, %.0f records each on average (at most %zu), every %llu "
+        "records: %.2f%% of all records\n",
+        static_cast<unsigned long long>(checkpoints),
+        static_cast<double>(cp_records) / static_cast<double>(checkpoints),
+        recorder::checkpoint_records(loop.checkpoint_bytes()),
+        static_cast<unsigned long long>(loop.checkpoint_interval()),
+        100.0 * static_cast<double>(cp_records) / static_cast<double>(ring.total()));
+  }
   return 0;
 }

@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const Segment& seg : segments(rec)) {
     if (seg.begin > seg.end || seg.end > rec.records.size()) std::abort();
-    if (!seg.complete) continue;
+    if (!seg.replayable()) continue;
     auto compiled = coolhand::policy::Engine::compile(spec);
     (void)replay_segment(rec, seg, std::move(compiled.engine), spec.sampling);
   }

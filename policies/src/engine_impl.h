@@ -70,6 +70,18 @@ class SampleRing {
   [[nodiscard]] std::uint64_t seq_back() const { return front_ + size_ - 1; }
   [[nodiscard]] const Sample& at_seq(std::uint64_t seq) const { return buf_[seq & mask_]; }
 
+  // Checkpoints (state.cpp): the sequence number, the size (validated
+  // against the capacity on load) and the live samples, oldest first (a
+  // stale slot is never read). Measuring the largest state counts a full ring.
+  template <typename Io, typename Self>
+  static void visit_state(Io& io, Self& self) {
+    io(self.front_);
+    io.index(self.size_, self.capacity_, true);
+    const std::size_t n = io.measuring_max() ? self.capacity_ : self.size_;
+    if (!io.ok()) return;
+    for (std::size_t i = 0; i < n; ++i) io(self.buf_[(self.front_ + i) & self.mask_]);
+  }
+
  private:
   std::vector<Sample> buf_;
   std::size_t capacity_ = 0;

@@ -28,6 +28,19 @@ constexpr std::array kNoFields{COMMON};
 constexpr std::array kSeed{COMMON, F{"device", T::u16, 10}, F{"level", T::u32, 12},
                            F{"now_ms", T::i64, 16}};
 constexpr std::array kSetProfile{COMMON, F{"profile", T::u16, 10}, F{"accepted", T::u32, 12}};
+constexpr std::array kCheckpoint{COMMON,
+                                 F{"slots", T::u16, 10},
+                                 F{"bytes", T::u32, 12},
+                                 F{"policy_hash", T::u64, 16},
+                                 F{"lost_after_failures", T::i32, 24},
+                                 F{"devices", T::i32, 28}};
+constexpr std::array kCheckpointData{COMMON,
+                                     F{"chunk", T::u16, 10},
+                                     F{"data0", T::u32, 12},
+                                     F{"data1", T::u64, 16},
+                                     F{"data2", T::u32, 24},
+                                     F{"data3", T::u32, 28}};
+constexpr std::array kCheckpointEnd{COMMON, F{"chunks", T::u32, 12}, F{"checksum", T::u64, 16}};
 constexpr std::array kRead{COMMON, F{"slot", T::u16, 10}, F{"flags", T::u32, 12},
                            F{"value_mc", T::i32, 24}};
 constexpr std::array kSensorState{COMMON, F{"slot", T::u16, 10}, F{"flags", T::u32, 12}};
@@ -83,6 +96,9 @@ constexpr std::array kLayouts{
     KindLayout{Kind::call_restore_all, "call_restore_all", kNoFields},
     KindLayout{Kind::call_seed_level, "call_seed_level", kSeed},
     KindLayout{Kind::call_set_profile, "call_set_profile", kSetProfile},
+    KindLayout{Kind::checkpoint, "checkpoint", kCheckpoint},
+    KindLayout{Kind::checkpoint_data, "checkpoint_data", kCheckpointData},
+    KindLayout{Kind::checkpoint_end, "checkpoint_end", kCheckpointEnd},
     KindLayout{Kind::port_read, "port_read", kRead},
     KindLayout{Kind::port_sensor_state, "port_sensor_state", kSensorState},
     KindLayout{Kind::port_bound, "port_bound", kBound},

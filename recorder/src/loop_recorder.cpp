@@ -188,6 +188,39 @@ LoopRecorder::LoopRecorder(Ring& ring, std::uint64_t policy_hash,
   loop_ = std::make_unique<policy::ControlLoop>(
       std::move(engine), sensors, config, policy::LoopPorts{*taps_, *taps_, *taps_, taps_.get()});
   taps_->bind(loop_->engine());
+
+  header_ = CheckpointHeader{u16(sensors.size()), static_cast<std::uint32_t>(devices), policy_hash,
+                             static_cast<std::int32_t>(config.lost_after_failures)};
+  for (const policy::SensorId id : sensors) slot_map_.push_back(id.index);
+  payload_.resize(checkpoint_head_size(sensors.size(), devices) + loop_->max_state_size());
+  set_checkpoint_interval(default_checkpoint_interval(ring_.capacity(), payload_.size()));
+}
+
+void LoopRecorder::set_checkpoint_interval(std::uint64_t records) {
+  checkpoint_every_ = records;
+  next_checkpoint_ = ring_.total() + records;
+}
+
+std::span<const std::byte> LoopRecorder::state_payload() {
+  encode_checkpoint_head(payload_, slot_map_, taps_->sensor_state, taps_->bound_state);
+  const std::size_t head = checkpoint_head_size(slot_map_.size(), taps_->bound_state.size());
+  const std::size_t state = loop_->save_state(std::span<std::byte>(payload_).subspan(head));
+  return std::span<const std::byte>(payload_).first(head + state);
+}
+
+void LoopRecorder::checkpoint() {
+  put_checkpoint(ring_, header_, state_payload());
+  next_checkpoint_ = ring_.total() + checkpoint_every_;
+}
+
+bool LoopRecorder::restore(const Checkpoint& cp) {
+  if (cp.header.slots != slot_map_.size() || cp.header.devices != taps_->bound_state.size() ||
+      cp.slot_map != slot_map_ || cp.payload.size() > payload_.size()) {
+    return false;
+  }
+  taps_->sensor_state = cp.sensor_state;
+  taps_->bound_state = cp.bound_state;
+  return loop_->restore_state(cp.loop_state());
 }
 
 LoopRecorder::~LoopRecorder() = default;
@@ -200,60 +233,70 @@ void LoopRecorder::stamp(Time now) {
 
 void LoopRecorder::start(Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_start, 0, 0, now.count());
   loop_->start(now);
 }
 
 std::optional<Time> LoopRecorder::tick(Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_tick, 0, 0, now.count());
   return loop_->tick(now);
 }
 
 void LoopRecorder::push(std::size_t slot, MilliC value, Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_push, u16(slot), 0, now.count(), value.mc());
   loop_->push(slot, value, now);
 }
 
 void LoopRecorder::sensor_gone(std::size_t slot, Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_sensor_gone, u16(slot), 0, now.count());
   loop_->sensor_gone(slot, now);
 }
 
 void LoopRecorder::resync(Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_resync, 0, 0, now.count());
   loop_->resync(now);
 }
 
 void LoopRecorder::resume(Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_resume, 0, 0, now.count());
   loop_->resume(now);
 }
 
 void LoopRecorder::verify_devices() {
   if (clock_) ring_.set_time(clock_());
+  checkpoint_if_due();
   ring_.put(Kind::call_verify, 0);
   loop_->verify_devices();
 }
 
 void LoopRecorder::restore_all() {
   if (clock_) ring_.set_time(clock_());
+  checkpoint_if_due();
   ring_.put(Kind::call_restore_all, 0);
   loop_->restore_all();
 }
 
 void LoopRecorder::seed_level(std::size_t device, std::uint32_t level, Time now) {
   stamp(now);
+  checkpoint_if_due();
   ring_.put(Kind::call_seed_level, u16(device), level, now.count());
   loop_->seed_level(device, level, now);
 }
 
 bool LoopRecorder::set_profile(std::string_view name) {
   if (clock_) ring_.set_time(clock_());
+  checkpoint_if_due();
   std::uint16_t index = name.empty() ? kAsWritten : kNoIndex;
   const auto& profiles = loop_->engine().spec().profiles;
   for (std::size_t i = 0; i < profiles.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "coolhand/recorder/checkpoint.h"
 #include "coolhand/recorder/file.h"
 #include "wire.h"
 
@@ -379,9 +380,22 @@ std::vector<Segment> segments(const Recording& r) {
     const Record& rec = r.records[i];
     if (rec.kind == static_cast<std::uint16_t>(Kind::loop_created)) {
       if (!out.empty()) out.back().end = i;
-      out.push_back(Segment{i, r.records.size(), static_cast<std::uint64_t>(rec.b), true});
+      out.push_back(
+          Segment{i, r.records.size(), static_cast<std::uint64_t>(rec.b), true, std::nullopt});
     } else if (out.empty()) {
-      out.push_back(Segment{0, r.records.size(), 0, false});
+      out.push_back(Segment{0, r.records.size(), 0, false, std::nullopt});
+    }
+  }
+  // A head cut by the wrap starts where its first whole checkpoint does.
+  if (!out.empty() && !out.front().complete) {
+    Segment& head = out.front();
+    for (std::size_t i = head.begin; i < head.end; ++i) {
+      if (r.records[i].kind != static_cast<std::uint16_t>(Kind::checkpoint)) continue;
+      if (const auto cp = read_checkpoint(r.records, i, head.end)) {
+        head.checkpoint = i;
+        head.policy_hash = cp->header.policy_hash;
+        break;
+      }
     }
   }
   return out;

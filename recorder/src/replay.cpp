@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "coolhand/recorder/layout.h"
@@ -15,16 +16,11 @@ namespace {
 constexpr std::uint32_t kUnknown = 0xFFFFFFFFU;
 
 bool is_call(std::uint16_t k) {
-  return k >= static_cast<std::uint16_t>(Kind::call_start) &&
-         k <= static_cast<std::uint16_t>(Kind::call_set_profile);
+  return is_call_kind(k);
 }
 bool is_port(std::uint16_t k) {
   return k >= static_cast<std::uint16_t>(Kind::port_read) &&
          k <= static_cast<std::uint16_t>(Kind::port_restore);
-}
-// Records the replayed loop produces itself (everything but daemon records).
-bool replayed(std::uint16_t k) {
-  return k < static_cast<std::uint16_t>(Kind::netlink);
 }
 
 std::string_view kind_name(std::uint16_t k) {
@@ -60,6 +56,16 @@ ReplayPorts::ReplayPorts(std::span<const Record> records, std::size_t begin, std
       pos_(begin),
       sensor_state_(slots, kUnknown),
       bound_state_(devices, kUnknown) {}
+
+void ReplayPorts::set_state(std::span<const std::uint32_t> sensor_state,
+                            std::span<const std::uint32_t> bound_state) {
+  for (std::size_t i = 0; i < sensor_state.size() && i < sensor_state_.size(); ++i) {
+    sensor_state_[i] = sensor_state[i];
+  }
+  for (std::size_t i = 0; i < bound_state.size() && i < bound_state_.size(); ++i) {
+    bound_state_[i] = bound_state[i];
+  }
+}
 
 void ReplayPorts::begin_call(std::size_t call) {
   pos_ = call + 1;
@@ -163,51 +169,90 @@ bool ReplayPorts::watch(std::size_t slot, const policy::Window& /*w*/) {
 
 ReplayResult replay_segment(const Recording& rec, const Segment& seg,
                             std::unique_ptr<policy::Engine> engine,
-                            const policy::SamplingSpec& sampling) {
+                            const policy::SamplingSpec& sampling, const ReplayOptions& options) {
   ReplayResult out;
   const auto& rs = rec.records;
-  if (!seg.complete || seg.begin >= rs.size() ||
-      rs[seg.begin].kind != static_cast<std::uint16_t>(Kind::loop_created)) {
+  const std::size_t seg_end = std::min(seg.end, rs.size());
+  // Where the replay starts: loop_created, or the first whole checkpoint.
+  std::optional<Checkpoint> cp;
+  std::size_t slots = 0;
+  std::size_t devices = 0;
+  CheckpointHeader head;
+  std::vector<policy::SensorId> ids;
+  const std::size_t sensors = engine->spec().sensors.size();
+  if (seg.complete && seg.begin < rs.size() &&
+      rs[seg.begin].kind == static_cast<std::uint16_t>(Kind::loop_created)) {
+    const Record& created = rs[seg.begin];
+    head = CheckpointHeader{created.index, created.a, static_cast<std::uint64_t>(created.b),
+                            created.c};
+    slots = created.index;
+    std::size_t i = seg.begin + 1;
+    for (std::size_t s = 0; s < slots; ++s, ++i) {
+      if (i >= seg_end || rs[i].kind != static_cast<std::uint16_t>(Kind::slot_map) ||
+          rs[i].index != s || rs[i].a >= sensors) {
+        out.divergence = Divergence{i, fmt::format("expected slot_map for slot {}", s)};
+        return out;
+      }
+      ids.push_back(policy::SensorId{static_cast<std::uint16_t>(rs[i].a)});
+    }
+  } else if (seg.checkpoint) {
+    std::string why;
+    cp = read_checkpoint(rs, *seg.checkpoint, seg_end, &why);
+    if (!cp) {
+      out.divergence = Divergence{*seg.checkpoint, "checkpoint unusable: " + why};
+      return out;
+    }
+    head = cp->header;
+    slots = head.slots;
+    for (const std::uint16_t id : cp->slot_map) {
+      if (id >= sensors) {
+        out.divergence = Divergence{cp->begin, fmt::format("checkpoint maps a slot to sensor {} "
+                                                           "of {}",
+                                                           id, sensors)};
+        return out;
+      }
+      ids.push_back(policy::SensorId{id});
+    }
+  } else {
     out.divergence = Divergence{seg.begin,
                                 "segment does not start at a loop_created record (its "
-                                "start was overwritten); exact replay impossible"};
+                                "start was overwritten) and holds no whole checkpoint; exact "
+                                "replay impossible"};
     return out;
   }
-  const Record& created = rs[seg.begin];
-  const std::size_t slots = created.index;
-  const std::size_t devices = created.a;
+  devices = head.devices;
   if (devices != engine->spec().devices.size()) {
     out.divergence = Divergence{seg.begin, fmt::format("recorded loop had {} devices, the policy "
                                                        "has {}",
                                                        devices, engine->spec().devices.size())};
     return out;
   }
-  std::vector<policy::SensorId> ids(slots);
-  std::size_t i = seg.begin + 1;
-  for (std::size_t s = 0; s < slots; ++s, ++i) {
-    if (i >= seg.end || rs[i].kind != static_cast<std::uint16_t>(Kind::slot_map) ||
-        rs[i].index != s || rs[i].a >= engine->spec().sensors.size()) {
-      out.divergence = Divergence{i, fmt::format("expected slot_map for slot {}", s)};
+
+  std::size_t cursor = cp ? cp->end : seg.begin;
+  ReplayPorts ports(rs, cursor, seg_end, slots, devices);
+  Ring scratch(seg_end - seg.begin + 64);
+  policy::LoopConfig config{sampling, static_cast<std::uint32_t>(head.lost_after_failures)};
+  LoopRecorder loop(scratch, head.policy_hash, std::move(engine), ids, config,
+                    policy::LoopPorts{ports, ports, ports, options.observer});
+  loop.set_checkpoint_interval(0);  // the recorded checkpoints are checked instead
+  std::uint64_t seen = 0;           // scratch records compared so far
+  if (cp) {
+    if (!loop.restore(*cp)) {
+      out.divergence = Divergence{cp->begin, "checkpoint does not fit the policy's loop"};
       return out;
     }
-    ids[s] = policy::SensorId{static_cast<std::uint16_t>(rs[i].a)};
+    ports.set_state(cp->sensor_state, cp->bound_state);
+    seen = scratch.total();  // loop_created and slot_map of the scratch loop
   }
+  if (options.on_loop) options.on_loop(loop.loop());
 
-  ReplayPorts ports(rs, seg.begin, seg.end, slots, devices);
-  Ring scratch(seg.end - seg.begin + 64);
-  policy::LoopConfig config{sampling, static_cast<std::uint32_t>(created.c)};
-  LoopRecorder loop(scratch, static_cast<std::uint64_t>(created.b), std::move(engine), ids, config,
-                    policy::LoopPorts{ports, ports, ports, nullptr});
-
-  std::uint64_t seen = 0;  // scratch records compared so far
-  std::size_t cursor = seg.begin;
   // Compare the replayed records [seen, total) with the recorded ones from
-  // `cursor`, skipping daemon records in the recording.
+  // `cursor`, skipping records a replay does not make.
   auto compare = [&]() -> bool {
     for (; seen < scratch.total(); ++seen) {
-      while (cursor < seg.end && !replayed(rs[cursor].kind)) ++cursor;
+      while (cursor < seg_end && !replayed_kind(rs[cursor].kind)) ++cursor;
       const Record& mine = scratch.at(seen);
-      if (cursor >= seg.end) {
+      if (cursor >= seg_end) {
         out.divergence =
             Divergence{cursor, "replay produced " + describe(mine) + " after the recording's end"};
         return false;
@@ -225,13 +270,38 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
   };
   if (!compare()) return out;
 
-  for (std::size_t at = cursor; at < seg.end; ++at) {
+  const auto device_of = [devices](std::uint16_t d) -> std::optional<std::size_t> {
+    if (d < devices) return d;
+    return std::nullopt;
+  };
+  // Every recorded set_profile is made again, an unknown name included (the
+  // recorded loop refused it, and recorded that).
+  const auto& profiles = loop.loop().engine().spec().profiles;
+  const auto profile_of = [&profiles](std::uint16_t p) -> std::optional<std::string_view> {
+    if (p == kAsWritten) return std::string_view();
+    if (p < profiles.size()) return std::string_view(profiles[p].name);
+    return std::string_view("\x01no such profile");
+  };
+
+  for (std::size_t at = cursor; at < seg_end; ++at) {
     const Record& r = rs[at];
+    if (r.kind == static_cast<std::uint16_t>(Kind::checkpoint)) {
+      // The replayed loop's state must be the recorded one here.
+      if (const auto mark = read_checkpoint(rs, at, seg_end)) {
+        if (!std::ranges::equal(loop.state_payload(), mark->payload)) {
+          out.divergence =
+              Divergence{at, "the replayed loop's state differs from the recorded checkpoint's"};
+          return out;
+        }
+        ++out.checkpoints;
+      }
+      continue;
+    }
     if (!is_call(r.kind)) continue;
     if (at != cursor) {
       // Records between the last compared one and this call that the
       // replay did not produce (other than daemon records) diverge.
-      while (cursor < at && !replayed(rs[cursor].kind)) ++cursor;
+      while (cursor < at && !replayed_kind(rs[cursor].kind)) ++cursor;
       if (cursor != at) {
         out.divergence = Divergence{
             cursor, "recorded " + describe(rs[cursor]) + ", the replay produced nothing more"};
@@ -239,49 +309,7 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
       }
     }
     ports.begin_call(at);
-    const policy::Time now{r.b};
-    switch (static_cast<Kind>(r.kind)) {
-      case Kind::call_start:
-        loop.start(now);
-        break;
-      case Kind::call_tick:
-        (void)loop.tick(now);
-        break;
-      case Kind::call_push:
-        if (r.index >= slots) break;
-        loop.push(r.index, policy::MilliC(r.c), now);
-        break;
-      case Kind::call_sensor_gone:
-        if (r.index >= slots) break;
-        loop.sensor_gone(r.index, now);
-        break;
-      case Kind::call_resync:
-        loop.resync(now);
-        break;
-      case Kind::call_resume:
-        loop.resume(now);
-        break;
-      case Kind::call_verify:
-        loop.verify_devices();
-        break;
-      case Kind::call_restore_all:
-        loop.restore_all();
-        break;
-      case Kind::call_seed_level:
-        if (r.index >= devices) break;
-        loop.seed_level(r.index, r.a, now);
-        break;
-      case Kind::call_set_profile: {
-        std::string name = "\x01no such profile";
-        if (r.index == kAsWritten) name.clear();
-        const auto& profiles = loop.loop().engine().spec().profiles;
-        if (r.index < profiles.size()) name = profiles[r.index].name;
-        (void)loop.set_profile(name);
-        break;
-      }
-      default:
-        break;
-    }
+    (void)issue_call(loop, r, slots, device_of, profile_of);
     ++out.calls;
     if (ports.divergence()) {
       out.divergence = ports.divergence();
@@ -289,8 +317,8 @@ ReplayResult replay_segment(const Recording& rec, const Segment& seg,
     }
     if (!compare()) return out;
   }
-  while (cursor < seg.end && !replayed(rs[cursor].kind)) ++cursor;
-  if (cursor != seg.end) {
+  while (cursor < seg_end && !replayed_kind(rs[cursor].kind)) ++cursor;
+  if (cursor != seg_end) {
     out.divergence =
         Divergence{cursor, "recorded " + describe(rs[cursor]) + ", the replay produced nothing"};
   }

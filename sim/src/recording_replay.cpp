@@ -30,8 +30,7 @@ bool is(const Record& r, Kind k) {
   return r.kind == static_cast<std::uint16_t>(k);
 }
 bool is_call(const Record& r) {
-  return r.kind >= static_cast<std::uint16_t>(Kind::call_start) &&
-         r.kind <= static_cast<std::uint16_t>(Kind::call_set_profile);
+  return recorder::is_call_kind(r.kind);
 }
 // The `now` a call record carries (ms); none for verify/restore_all/set_profile.
 std::optional<policy::Time> call_now(const Record& r) {
@@ -217,72 +216,6 @@ class HoldPorts final : public policy::SensorPort,
   std::int64_t now_ = 0;
 };
 
-// Issue call record `r` to `loop` (a policy::ControlLoop, or a
-// recorder::LoopRecorder around one). Slots are the recording's; `device_of`
-// maps a recorded device to the loop's. Returns tick()'s answer for a tick.
-template <typename Loop>
-std::optional<policy::Time> issue(Loop& loop, std::size_t slots, const recorder::Recording& rec,
-                                  const Record& r,
-                                  const std::vector<std::optional<std::size_t>>& device_of) {
-  const policy::Time now{r.b};
-  switch (static_cast<Kind>(r.kind)) {
-    case Kind::call_start:
-      loop.start(now);
-      break;
-    case Kind::call_tick:
-      return loop.tick(now);
-    case Kind::call_push:
-      if (r.index < slots) loop.push(r.index, policy::MilliC(r.c), now);
-      break;
-    case Kind::call_sensor_gone:
-      if (r.index < slots) loop.sensor_gone(r.index, now);
-      break;
-    case Kind::call_resync:
-      loop.resync(now);
-      break;
-    case Kind::call_resume:
-      loop.resume(now);
-      break;
-    case Kind::call_verify:
-      loop.verify_devices();
-      break;
-    case Kind::call_restore_all:
-      loop.restore_all();
-      break;
-    case Kind::call_seed_level:
-      if (r.index < device_of.size() && device_of[r.index])
-        loop.seed_level(*device_of[r.index], r.a, now);
-      break;
-    case Kind::call_set_profile:
-      if (r.index == recorder::kAsWritten)
-        (void)loop.set_profile("");
-      else if (r.index < rec.meta.profiles.size())
-        (void)loop.set_profile(rec.meta.profiles[r.index]);
-      break;
-    default:
-      break;
-  }
-  return std::nullopt;
-}
-
-// The first record of `seg` (daemon records aside) that `replayed` does not
-// reproduce field for field (time stamps aside), or none.
-std::optional<std::size_t> same_records(const recorder::Recording& rec,
-                                        const recorder::Segment& seg,
-                                        const recorder::Ring& replayed) {
-  std::uint64_t q = 0;
-  for (std::size_t i = seg.begin; i < seg.end; ++i) {
-    const Record& r = rec.records[i];
-    if (r.kind >= static_cast<std::uint16_t>(Kind::netlink)) continue;
-    if (q >= replayed.total() || q < replayed.first()) return i;
-    Record mine = replayed.at(q++);
-    mine.t_ns = r.t_ns;
-    if (std::memcmp(&mine, &r, sizeof r) != 0) return i;
-  }
-  if (q != replayed.total()) return seg.end;
-  return std::nullopt;
-}
-
 std::unique_ptr<policy::Engine> compile(const config::PolicyDocument& doc, std::string* error) {
   auto c = policy::Engine::compile(doc.spec);
   if (!c.errors.empty()) {
@@ -378,12 +311,12 @@ std::variant<RecordingReplay, std::string> replay_recording(
 
   // Devices by name: the replay's index -> the recording's, and back.
   std::vector<std::optional<std::size_t>> recorded_device(spec.devices.size());
-  std::vector<std::optional<std::size_t>> device_of(rec.meta.devices.size());
+  std::vector<std::optional<std::size_t>> device_of_recorded(rec.meta.devices.size());
   for (std::size_t d = 0; d < spec.devices.size(); ++d)
     for (std::size_t r = 0; r < rec.meta.devices.size(); ++r)
       if (rec.meta.devices[r] == spec.devices[d].name) {
         recorded_device[d] = r;
-        device_of[r] = d;
+        device_of_recorded[r] = d;
       }
   for (std::size_t d = 0; d < spec.devices.size(); ++d)
     if (!recorded_device[d])
@@ -404,10 +337,11 @@ std::variant<RecordingReplay, std::string> replay_recording(
   const auto segs = recorder::segments(rec);
   for (std::size_t si = 0; si < segs.size(); ++si) {
     const recorder::Segment& seg = segs[si];
-    if (!seg.complete) {
+    if (!seg.replayable()) {
       out.notes.push_back(fmt::format(
-          "{}: segment {} (records {}..{}) lost its start to the ring's wrap; not replayed", file,
-          si, seg.begin, seg.end));
+          "{}: segment {} (records {}..{}) lost its start to the ring's wrap and holds no whole "
+          "checkpoint; not replayed",
+          file, si, seg.begin, seg.end));
       continue;
     }
     if (!candidate && seg.policy_hash != rec.policy_hash) {
@@ -416,18 +350,46 @@ std::variant<RecordingReplay, std::string> replay_recording(
           file, si, seg.begin, seg.end, seg.policy_hash));
       continue;
     }
-    const Record& created = rec.records[seg.begin];
-    const std::size_t slots = created.index;
+    // The recorded loop's shape: from loop_created and its slot_maps, or
+    // from the checkpoint a wrapped segment starts at.
+    std::optional<recorder::Checkpoint> cp;
+    std::vector<std::uint32_t> slot_sensors;  // per slot: the recording's sensor index
+    std::int32_t lost_after = 0;
+    std::size_t first = seg.begin;  // where issuing starts
+    if (seg.complete) {
+      const Record& created = rec.records[seg.begin];
+      lost_after = created.c;
+      for (std::size_t i = seg.begin + 1; i < seg.end && slot_sensors.size() < created.index; ++i) {
+        const Record& m = rec.records[i];
+        if (!is(m, Kind::slot_map) || m.a >= rec.meta.sensors.size())
+          return where(rec, file, i) + ": expected the slot_map of slot " +
+                 std::to_string(slot_sensors.size());
+        slot_sensors.push_back(m.a);
+      }
+    } else {
+      std::string why;
+      cp = recorder::read_checkpoint(rec.records, *seg.checkpoint, seg.end, &why);
+      if (!cp) return where(rec, file, *seg.checkpoint) + ": " + why;
+      lost_after = cp->header.lost_after_failures;
+      for (const std::uint16_t m : cp->slot_map) {
+        if (m >= rec.meta.sensors.size())
+          return where(rec, file, cp->begin) + ": the checkpoint maps a slot to sensor " +
+                 std::to_string(m) + " of " + std::to_string(rec.meta.sensors.size());
+        slot_sensors.push_back(m);
+      }
+      first = cp->end;
+      out.notes.push_back(fmt::format(
+          "{}: segment {} lost its start to the ring's wrap; replayed from the checkpoint at "
+          "record {} (t = {:.3f} s)",
+          file, si, cp->begin, static_cast<double>(rec.records[cp->begin].t_ns) / 1e9));
+    }
+    const std::size_t slots = slot_sensors.size();
     std::vector<policy::SensorId> ids;
-    for (std::size_t i = seg.begin + 1; i < seg.end && ids.size() < slots; ++i) {
-      const Record& m = rec.records[i];
-      if (!is(m, Kind::slot_map) || m.a >= rec.meta.sensors.size())
-        return where(rec, file, i) + ": expected the slot_map of slot " +
-               std::to_string(ids.size());
+    for (const std::uint32_t m : slot_sensors) {
       // The candidate's sensor of the same name must be physical.
-      const auto id = probe->sensor_id(rec.meta.sensors[m.a]);
+      const auto id = probe->sensor_id(rec.meta.sensors[m]);
       if (!id || spec.sensors[id->index].kind != policy::SensorSpec::Kind::physical)
-        return file + ": the policy has no physical sensor '" + rec.meta.sensors[m.a] +
+        return file + ": the policy has no physical sensor '" + rec.meta.sensors[m] +
                "' that the recording reads";
       ids.push_back(*id);
     }
@@ -436,69 +398,86 @@ std::variant<RecordingReplay, std::string> replay_recording(
     if (ids.size() != physical)
       return file + ": the policy has " + std::to_string(physical) +
              " physical sensors, the recording " + std::to_string(ids.size());
-    const policy::LoopConfig config{doc.spec.sampling, static_cast<std::uint32_t>(created.c)};
+    const policy::LoopConfig config{doc.spec.sampling, static_cast<std::uint32_t>(lost_after)};
 
     if (exact) {
-      // The verdict: every record the replay makes equals the recorded one.
-      auto res = recorder::replay_segment(rec, seg, compile(doc, &error), doc.spec.sampling);
+      // One pass: replay_segment checks every record against the recording
+      // and the step log observes the same replayed loop.
+      recorder::ReplayOptions options;
+      options.observer = &log;
+      options.on_loop = [&log, si](const policy::ControlLoop& l) { log.attach(l, si); };
+      auto res =
+          recorder::replay_segment(rec, seg, compile(doc, &error), doc.spec.sampling, options);
       if (res.divergence)
         return where(rec, file, res.divergence->record) +
                ": the replay differs from the daemon: " + res.divergence->message;
       out.compared += res.compared;
-      // The output: the same replay again, observed. Through a
-      // LoopRecorder as replay_segment does: its decorators ask the ports
-      // what the daemon's did, and ReplayPorts answers in recorded order.
-      recorder::ReplayPorts ports(rec.records, seg.begin, seg.end, slots, device_of.size());
-      recorder::Ring scratch(seg.end - seg.begin + 64);
-      recorder::LoopRecorder loop(scratch, static_cast<std::uint64_t>(created.b),
-                                  compile(doc, &error), ids, config,
-                                  policy::LoopPorts{ports, ports, ports, &log});
-      log.attach(loop.loop(), si);
-      for (std::size_t i = seg.begin; i < seg.end; ++i) {
-        if (!is_call(rec.records[i])) continue;
-        ports.begin_call(i);
-        (void)issue(loop, slots, rec, rec.records[i], device_of);
-        if (ports.divergence())
-          return where(rec, file, ports.divergence()->record) +
-                 ": the replay differs from the daemon: " + ports.divergence()->message;
-      }
-      // The observed pass must have made the verified records too.
-      if (auto bad = same_records(rec, seg, scratch))
-        return where(rec, file, *bad) + ": the observed replay differs from the verified one";
     } else {
       HoldPorts ports(rec, seg, slots, recorded_device);
       policy::ControlLoop loop(compile(doc, &error), ids, config,
                                policy::LoopPorts{ports, ports, ports, &log});
       log.attach(loop, si);
+      // Devices by name onto the candidate's; a profile the candidate does
+      // not have (or an unknown index) is not switched to.
+      const auto device_of = [&device_of_recorded](std::uint16_t d) -> std::optional<std::size_t> {
+        return d < device_of_recorded.size() ? device_of_recorded[d] : std::nullopt;
+      };
+      const auto profile_of = [&rec](std::uint16_t p) -> std::optional<std::string_view> {
+        if (p == recorder::kAsWritten) return std::string_view();
+        if (p < rec.meta.profiles.size()) return std::string_view(rec.meta.profiles[p]);
+        return std::nullopt;
+      };
       std::optional<policy::Time> wake;
+      // A wrapped segment has no recorded start: the candidate starts cold
+      // at its first call.
       bool started = false;
-      for (std::size_t i = seg.begin; i < seg.end; ++i) {
+      bool cold = !seg.complete;
+      std::uint64_t last_call_ns = 0;  // the records' clock at the call before
+      for (std::size_t i = first; i < seg.end; ++i) {
         const Record& r = rec.records[i];
         if (!is_call(r)) continue;
         // A call without `now` (set_profile, verify, restore_all) happened
         // at its record's time stamp (the same monotonic clock in coolhandd).
         const Time at = call_now(r).value_or(Time(static_cast<std::int64_t>(r.t_ns / 1000000)));
-        // The ticks the candidate asks for before this call; at most
-        // kMaxWakeTicks in one gap between the daemon's calls (a suspend of
-        // hours, or a time stamp a damaged file makes years long).
+        // The ticks the candidate asks for before this call. The loop wakes
+        // at most every kMinWake, so a gap of the records' own clock
+        // (t_ns, which the reader checks is in order) holds at most
+        // gap / kMinWake + 2 of them; and at most kMaxWakeTicks (a suspend
+        // of hours, or a time stamp a damaged file makes years long). Only a
+        // call whose `now` disagrees with its record's clock (a damaged
+        // file: coolhandd stamps both from CLOCK_MONOTONIC) meets the first
+        // bound.
+        const std::uint64_t gap_ns = started ? r.t_ns - std::min(r.t_ns, last_call_ns) : 0;
+        const std::size_t max_ticks = static_cast<std::size_t>(std::min<std::uint64_t>(
+            kMaxWakeTicks,
+            gap_ns / static_cast<std::uint64_t>(
+                         std::chrono::nanoseconds(policy::ControlLoop::kMinWake).count()) +
+                2));
+        last_call_ns = r.t_ns;
         std::size_t ticks = 0;
-        while (started && wake && *wake < at && ticks < kMaxWakeTicks) {
+        while (started && wake && *wake < at && ticks < max_ticks) {
           ports.set_time(*wake);
           wake = loop.tick(*wake);
           ++ticks;
         }
-        if (ticks == kMaxWakeTicks && wake && *wake < at) {
-          out.notes.push_back(
-              fmt::format("{}: the policy asked for more than {} wake-ups since the call "
-                          "before; the last {:.3f} s of that gap are skipped",
-                          where(rec, file, i), kMaxWakeTicks,
-                          static_cast<double>((at - *wake).count()) / 1000.0));
+        if (ticks == max_ticks && wake && *wake < at) {
+          out.notes.push_back(fmt::format(
+              "{}: the policy asked for more than {} wake-ups since the call before{}; the last "
+              "{:.3f} s of that gap are skipped",
+              where(rec, file, i), max_ticks,
+              max_ticks < kMaxWakeTicks ? " (more than the records' own clock allows)" : "",
+              static_cast<double>((at - *wake).count()) / 1000.0));
           wake = at;
         }
         ports.set_time(at);
+        if (cold) {
+          cold = false;
+          started = true;
+          loop.start(at);
+        }
         if (is(r, Kind::call_start)) started = true;
         if (!started) continue;
-        const auto asked = issue(loop, slots, rec, r, device_of);
+        const auto asked = recorder::issue_call(loop, r, slots, device_of, profile_of);
         if (is(r, Kind::call_tick)) wake = asked;
       }
     }

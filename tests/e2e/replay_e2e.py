@@ -16,7 +16,10 @@ have both moved, SIGUSR1 dumps the flight recorder, and
   * the same policy given with --policy --exact passes too, and one whose
     pid setpoint is 0.1 °C higher (the mutant) must fail with exit 1,
     naming the first differing record;
-  * without --exact that mutant is a what-if: exit 0 and a report.
+  * without --exact that mutant is a what-if: exit 0 and a report;
+  * WrappedRingReplay: with a 1024-record ring and fast sampling the ring
+    wraps during the run, and the dump still replays exactly, from the
+    oldest whole checkpoint.
 
 Usage: replay_e2e.py --daemon PATH/TO/coolhandd --sim PATH/TO/coolhand-sim
 """
@@ -201,6 +204,90 @@ class BitExactReplay(unittest.TestCase):
         self.assertEqual(w.returncode, 0, w.stderr)
         self.assertIn("(open loop)", w.stdout)
         self.assertRegex(w.stdout, r"\d+ stretch\(es\) differ")
+
+    def test_daemon_exited_cleanly(self):
+        self.assertEqual(self.daemon_exit, 0)
+
+
+class WrappedRingReplay(unittest.TestCase):
+    """The same daemon with the smallest ring (`daemon.recorder.records`
+    1024) and fast sampling, so the ring wraps during the run: the dump has
+    lost its loop_created record, and the replay must start from the
+    oldest whole checkpoint and still reproduce every record after it."""
+
+    @classmethod
+    def setUpClass(cls):
+        if os.path.isdir("/dev/shm"):
+            tempfile.tempdir = "/dev/shm"
+        cls.work = tempfile.mkdtemp(prefix="coolhand-replay-wrap-e2e-")
+        cls.tree = daemon_e2e.Tree()
+        cls.config = os.path.join(cls.work, "policy.yaml")
+        text = policy("46").replace("  min_interval: 200ms\n  max_interval: 1s\n",
+                                    "  min_interval: 20ms\n  max_interval: 40ms\n")
+        with open(cls.config, "w") as f:
+            f.write("daemon:\n  recorder: {records: 1024}\n" + text)
+        record_dir = os.path.join(cls.work, "records")
+        os.makedirs(record_dir)
+        model = daemon_e2e.ThermalModel(cls.tree)
+        model.demand_w = 4.0
+        model.start()
+        daemon = daemon_e2e.Daemon(cls.tree, cls.config, "--record-dir", record_dir)
+        cls.recording = None
+        cls.lost = 0
+        try:
+            if not daemon.wait_for_log("running"):
+                raise AssertionError("coolhandd did not start:\n" + daemon.text())
+            ok = daemon_e2e.wait_until(lambda: model.min_cpu_seen < daemon_e2e.CPU_MAX_KHZ, 30.0)
+            if not ok:
+                raise AssertionError("cpu did not throttle:\n" + daemon.text())
+            # Dump until a dump has wrapped (at this rate one does within seconds).
+            for n in range(1, 9):
+                time.sleep(2.0)
+                daemon.proc.send_signal(signal.SIGUSR1)
+                if not daemon.wait_for_log("flight recorder: SIGUSR1 dumped to ", count=n):
+                    raise AssertionError("no dump after SIGUSR1:\n" + daemon.text())
+                path = re.findall(r"flight recorder: SIGUSR1 dumped to (\S+)", daemon.text())[-1]
+                exported = os.path.join(cls.work, "export%d" % n)
+                e = run("export", "--recording", path, "--output", exported)
+                if e.returncode != 0:
+                    raise AssertionError(e.stderr)
+                with open(os.path.join(exported, "recording.csv")) as f:
+                    lost = [int(x.split(",")[1]) for x in f if x.startswith("lost,")]
+                if lost and lost[0] > 0:
+                    cls.recording, cls.lost = path, lost[0]
+                    break
+        finally:
+            model.stop_flag.set()
+            model.join()
+            cls.daemon_exit = daemon.stop()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tree.cleanup()
+        subprocess.run(["rm", "-rf", cls.work], check=False)
+
+    def test_wrapped_recording_replays_exactly_from_a_checkpoint(self):
+        self.assertIsNotNone(self.recording, "the ring never wrapped")
+        self.assertGreater(self.lost, 0)
+        out = os.path.join(self.work, "exact")
+        r = run("replay", "--recording", self.recording, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertRegex(r.stderr, r"note: .*segment 0 lost its start to the ring's wrap; "
+                                   r"replayed from the checkpoint at record \d+")
+        m = re.search(r"bit-exact with its own policy: (\d+) segment\(s\), (\d+) engine steps, "
+                      r"(\d+) records compared, no difference", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        self.assertGreater(int(m.group(2)), 20)
+        # The 0.1 °C setpoint mutant, restored from the same checkpoint, fails.
+        mutant = os.path.join(self.work, "mutant.yaml")
+        with open(self.config) as f:
+            text = f.read()
+        with open(mutant, "w") as f:
+            f.write(text.replace("setpoint_c: 46", "setpoint_c: 46.1"))
+        bad = run("replay", "--recording", self.recording, "--policy", mutant, "--exact",
+                  "--out", os.path.join(self.work, "mutant"))
+        self.assertEqual(bad.returncode, 1, bad.stdout)
+        self.assertIn("the replay differs from the daemon", bad.stderr)
 
     def test_daemon_exited_cleanly(self):
         self.assertEqual(self.daemon_exit, 0)

@@ -7,6 +7,7 @@
 
 #include "coolhand/recorder/file.h"
 #include "coolhand/recorder/loop_recorder.h"
+#include "recording_fixture.h"
 
 namespace coolhand::recorder {
 namespace {
@@ -15,6 +16,8 @@ using policy::ControllerSpec;
 using policy::MilliC;
 using policy::Millis;
 using policy::Time;
+using test::drive;
+using test::Plant;
 
 policy::ControllerSpec controller(std::string name, ControllerSpec::Kind kind, std::string input,
                                   std::string device) {
@@ -75,46 +78,6 @@ policy::PolicySpec spec(MilliC threshold = MilliC(45000)) {
   return s;
 }
 
-// A toy plant: cpu heats with load and cools with gpu level; skin follows
-// cpu and is cooled by the fan. Reads of cpu fail during [fail_from, fail_to).
-struct Plant final : policy::SensorPort, policy::KnobPort, policy::WindowPort {
-  double cpu = 40000;
-  double skin = 35000;
-  std::uint32_t gpu = 0;
-  std::uint32_t fan = 0;
-  Time now{0};
-  Time fail_from{30000};
-  Time fail_to{33000};
-  policy::Window skin_window;
-
-  void advance(Time t, double load) {
-    const double dt = static_cast<double>((t - now).count()) / 1000.0;
-    now = t;
-    cpu += dt * (load - 900.0 * gpu - 0.05 * (cpu - 30000));
-    skin += dt * (0.1 * (cpu - skin) - 300.0 * fan);
-  }
-  policy::SensorRead read(std::size_t slot, bool) override {
-    if (slot == 0 && now >= fail_from && now < fail_to) return {std::nullopt, "EIO"};
-    return {MilliC(static_cast<std::int32_t>(slot == 0 ? cpu : skin)), {}};
-  }
-  [[nodiscard]] bool present(std::size_t) const override { return true; }
-  [[nodiscard]] policy::Delivery delivery(std::size_t slot) const override {
-    return slot == 1 ? policy::Delivery::pushed : policy::Delivery::polled;
-  }
-  [[nodiscard]] bool bound(std::size_t) const override { return true; }
-  bool rebind(std::size_t) override { return false; }
-  bool apply(std::size_t device, std::uint32_t level) override {
-    (device == 0 ? gpu : fan) = level;
-    return true;
-  }
-  void verify(std::size_t) override {}
-  void restore(std::size_t) override {}
-  bool watch(std::size_t, const policy::Window& w) override {
-    skin_window = w;
-    return true;
-  }
-};
-
 std::unique_ptr<policy::Engine> compile(const policy::PolicySpec& s) {
   auto r = policy::Engine::compile(s);
   EXPECT_TRUE(r.errors.empty());
@@ -123,28 +86,12 @@ std::unique_ptr<policy::Engine> compile(const policy::PolicySpec& s) {
 
 const std::vector<policy::SensorId> kSlots{policy::SensorId{0}, policy::SensorId{1}};
 
-// Drive `loop` for [from, to) ms: ticks at its wake-ups (at least every
-// 500 ms), a push whenever skin leaves its window, a profile switch and a
-// resume on the way.
-void drive(LoopRecorder& loop, Plant& plant, Time from, Time to) {
-  std::optional<Time> wake = from;
-  for (Time t = from; t < to; t += Millis(50)) {
-    plant.advance(t, t < Time(40000) ? 1500.0 : 200.0);
-    const MilliC skin(static_cast<std::int32_t>(plant.skin));
-    if (skin < plant.skin_window.low || skin > plant.skin_window.high) loop.push(1, skin, t);
-    if (t == Time(20000)) (void)loop.set_profile("quiet");
-    if (t == Time(45000)) loop.resume(t);
-    if (!wake || *wake <= t || t.count() % 500 == 0) wake = loop.tick(t);
-  }
-}
-
-std::string dump(const Ring& ring, const policy::PolicySpec& s, std::string text) {
+// A recording of `ring` with the spec's names.
+Recording read_back(const Ring& ring, const policy::PolicySpec& s, std::string text) {
   Metadata m;
   m.policy_text = std::move(text);
   set_names(m, s);
-  StringSink sink;
-  EXPECT_TRUE(write_recording(ring, m, sink));
-  return sink.out;
+  return test::dump(ring, m);
 }
 
 TEST(Replay, TheEmbeddedPolicyReproducesEveryRecordExactly) {
@@ -160,20 +107,19 @@ TEST(Replay, TheEmbeddedPolicyReproducesEveryRecordExactly) {
   ASSERT_GE(loop.loop().counters().sensors_lost, 1u);
   ASSERT_EQ(ring.lost(), 0u);
 
-  const ReadResult rr = read_recording(dump(ring, s, "policy"));
-  ASSERT_FALSE(rr.error) << rr.error->to_string();
-  const auto segs = segments(*rr.recording);
+  const Recording rec = read_back(ring, s, "policy");
+  const auto segs = segments(rec);
   ASSERT_EQ(segs.size(), 1u);
   ASSERT_TRUE(segs[0].complete);
-  EXPECT_EQ(segs[0].policy_hash, rr.recording->policy_hash);
-  const ReplayResult r = replay_segment(*rr.recording, segs[0], compile(s), s.sampling);
+  EXPECT_EQ(segs[0].policy_hash, rec.policy_hash);
+  const ReplayResult r = replay_segment(rec, segs[0], compile(s), s.sampling);
   EXPECT_FALSE(r.divergence) << r.divergence->record << ": " << r.divergence->message;
   EXPECT_EQ(r.steps, loop.loop().counters().steps);
-  EXPECT_EQ(r.compared, rr.recording->records.size());
+  EXPECT_EQ(r.compared, rec.records.size());
   // Levels moved, causes were recorded, thresholds follow the profile.
   bool gpu_throttled = false;
   bool quiet_threshold = false;
-  for (const Record& x : rr.recording->records) {
+  for (const Record& x : rec.records) {
     if (x.kind != static_cast<std::uint16_t>(Kind::device_decision)) continue;
     if (x.index == 0 && x.a > 0) gpu_throttled = true;
     if (x.index == 1 && decision_cause(x) == 1 && x.d == 43000) quiet_threshold = true;
@@ -190,11 +136,9 @@ TEST(Replay, ACandidatePolicyDivergesAndSaysWhere) {
                     {plant, plant, plant, nullptr});
   loop.start(Time(0));
   drive(loop, plant, Time(0), Time(60000));
-  const ReadResult rr = read_recording(dump(ring, s, "policy"));
-  ASSERT_TRUE(rr.recording);
+  const Recording rec = read_back(ring, s, "policy");
   const auto other = spec(MilliC(38000));
-  const ReplayResult r =
-      replay_segment(*rr.recording, segments(*rr.recording)[0], compile(other), other.sampling);
+  const ReplayResult r = replay_segment(rec, segments(rec)[0], compile(other), other.sampling);
   ASSERT_TRUE(r.divergence);
   EXPECT_GT(r.divergence->record, 0u);
   EXPECT_NE(r.divergence->message.find("recorded"), std::string::npos) << r.divergence->message;
@@ -212,41 +156,95 @@ TEST(Replay, AReloadStartsASecondSegmentAndBothReplay) {
   }
   LoopRecorder second(ring, policy_hash("policy"), compile(s), kSlots, {s.sampling, 2},
                       {plant, plant, plant, nullptr});
-  second.seed_level(0, plant.gpu, Time(20000));
+  second.seed_level(0, plant.levels[0], Time(20000));
   second.start(Time(20000));
   drive(second, plant, Time(20000), Time(50000));
-  const ReadResult rr = read_recording(dump(ring, s, "policy"));
-  ASSERT_TRUE(rr.recording);
-  const auto segs = segments(*rr.recording);
+  const Recording rec = read_back(ring, s, "policy");
+  const auto segs = segments(rec);
   ASSERT_EQ(segs.size(), 2u);
   for (const Segment& seg : segs) {
     ASSERT_TRUE(seg.complete);
-    const ReplayResult r = replay_segment(*rr.recording, seg, compile(s), s.sampling);
+    const ReplayResult r = replay_segment(rec, seg, compile(s), s.sampling);
     EXPECT_FALSE(r.divergence) << r.divergence->record << ": " << r.divergence->message;
     EXPECT_GT(r.steps, 0u);
   }
 }
 
-TEST(Replay, AfterAWrapTheHeadSegmentIsIncompleteAndRefused) {
+// After the ring wraps, the head segment has lost loop_created: the replay
+// starts at its first whole checkpoint and is still exact, and the replayed
+// state equals every later checkpoint's.
+TEST(Replay, AfterAWrapTheHeadSegmentReplaysFromItsFirstCheckpoint) {
   Ring ring(256);
   Plant plant;
   const auto s = spec();
   LoopRecorder loop(ring, policy_hash("policy"), compile(s), kSlots, {s.sampling, 2},
                     {plant, plant, plant, nullptr});
+  // The default interval (4 × a checkpoint's 46 records here) would leave
+  // one in so small a ring; a ring of default size keeps dozens.
+  loop.set_checkpoint_interval(40);
+  loop.start(Time(0));
+  drive(loop, plant, Time(0), Time(60000));
+  ASSERT_GT(ring.lost(), ring.capacity());  // wrapped more than once
+  const Recording rec = read_back(ring, s, "policy");
+  EXPECT_EQ(rec.lost, ring.lost());
+  const auto segs = segments(rec);
+  ASSERT_EQ(segs.size(), 1u);
+  EXPECT_FALSE(segs[0].complete);
+  ASSERT_TRUE(segs[0].checkpoint);
+  EXPECT_EQ(segs[0].policy_hash, policy_hash("policy"));
+  const ReplayResult r = replay_segment(rec, segs[0], compile(s), s.sampling);
+  EXPECT_FALSE(r.divergence) << r.divergence->record << ": " << r.divergence->message;
+  EXPECT_GT(r.steps, 5u);
+  EXPECT_GE(r.checkpoints, 1u);  // a later checkpoint was checked against the replayed state
+  // A candidate policy restored from the daemon's checkpoint diverges.
+  const auto other = spec(MilliC(38000));
+  EXPECT_TRUE(replay_segment(rec, segs[0], compile(other), other.sampling).divergence);
+}
+
+// A checkpoint whose payload was damaged is not whole (its checksum fails):
+// the replay starts at the next one.
+TEST(Replay, ADamagedCheckpointIsSkipped) {
+  Ring ring(256);
+  Plant plant;
+  const auto s = spec();
+  LoopRecorder loop(ring, policy_hash("policy"), compile(s), kSlots, {s.sampling, 2},
+                    {plant, plant, plant, nullptr});
+  loop.set_checkpoint_interval(40);
+  loop.start(Time(0));
+  drive(loop, plant, Time(0), Time(60000));
+  Recording rec = read_back(ring, s, "policy");
+  const std::size_t first = *segments(rec)[0].checkpoint;
+  rec.records[first + 1].b ^= 1;
+  std::string why;
+  EXPECT_FALSE(read_checkpoint(rec.records, first, rec.records.size(), &why));
+  EXPECT_EQ(why, "checkpoint checksum does not match its payload");
+  const auto segs = segments(rec);
+  ASSERT_TRUE(segs[0].checkpoint);
+  EXPECT_GT(*segs[0].checkpoint, first);
+  const ReplayResult r = replay_segment(rec, segs[0], compile(s), s.sampling);
+  EXPECT_FALSE(r.divergence) << r.divergence->record << ": " << r.divergence->message;
+}
+
+// Without checkpoints (interval 0) a wrapped head cannot be replayed.
+TEST(Replay, AWrappedHeadWithoutCheckpointsIsRefused) {
+  Ring ring(256);
+  Plant plant;
+  const auto s = spec();
+  LoopRecorder loop(ring, policy_hash("policy"), compile(s), kSlots, {s.sampling, 2},
+                    {plant, plant, plant, nullptr});
+  loop.set_checkpoint_interval(0);
   loop.start(Time(0));
   drive(loop, plant, Time(0), Time(20000));
   ASSERT_GT(ring.lost(), 0u);
-  const ReadResult rr = read_recording(dump(ring, s, "policy"));
-  ASSERT_TRUE(rr.recording);
-  EXPECT_EQ(rr.recording->lost, ring.lost());
-  const auto segs = segments(*rr.recording);
+  const Recording rec = read_back(ring, s, "policy");
+  const auto segs = segments(rec);
   ASSERT_EQ(segs.size(), 1u);
-  EXPECT_FALSE(segs[0].complete);
-  const ReplayResult r = replay_segment(*rr.recording, segs[0], compile(s), s.sampling);
+  EXPECT_FALSE(segs[0].replayable());
+  const ReplayResult r = replay_segment(rec, segs[0], compile(s), s.sampling);
   ASSERT_TRUE(r.divergence);
   EXPECT_EQ(r.divergence->message,
-            "segment does not start at a loop_created record (its start was overwritten); exact "
-            "replay impossible");
+            "segment does not start at a loop_created record (its start was overwritten) and "
+            "holds no whole checkpoint; exact replay impossible");
 }
 
 }  // namespace

@@ -11,9 +11,11 @@
 
 #include <string>
 
+#include "../recorder/recording_fixture.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/recorder/file.h"
 #include "coolhand/recorder/loop_recorder.h"
+#include "coolhand/recorder/replay.h"
 #include "coolhand/sim/recording_export.h"
 
 namespace coolhand::sim {
@@ -70,95 +72,48 @@ config::PolicyDocument parse(const std::string& text) {
   return std::move(*r.document);
 }
 
-// cpu heats with load and cools with the gpu level; skin follows cpu and
-// the fan cools it. cpu reads fail during [30 s, 32 s).
-struct Plant final : policy::SensorPort, policy::KnobPort, policy::WindowPort {
-  double cpu = 40000;
-  double skin = 33000;
-  std::uint32_t fan = 0;
-  std::uint32_t gpu = 0;
-  Time now{0};
-  policy::Window skin_window;
-
-  void advance(Time t, double load) {
-    const double dt = static_cast<double>((t - now).count()) / 1000.0;
-    now = t;
-    cpu += dt * (load - 700.0 * gpu - 0.05 * (cpu - 30000));
-    skin += dt * (0.08 * (cpu - skin) - 250.0 * fan);
-  }
-  policy::SensorRead read(std::size_t slot, bool) override {
-    if (slot == 0 && now >= Time(30000) && now < Time(32000)) return {std::nullopt, "EIO"};
-    return {MilliC(static_cast<std::int32_t>(slot == 0 ? cpu : skin)), {}};
-  }
-  [[nodiscard]] bool present(std::size_t) const override { return true; }
-  [[nodiscard]] policy::Delivery delivery(std::size_t slot) const override {
-    return slot == 1 ? policy::Delivery::pushed : policy::Delivery::polled;
-  }
-  [[nodiscard]] bool bound(std::size_t) const override { return true; }
-  bool rebind(std::size_t) override { return false; }
-  bool apply(std::size_t device, std::uint32_t level) override {
-    (device == 0 ? fan : gpu) = level;
-    return true;
-  }
-  void verify(std::size_t) override {}
-  void restore(std::size_t) override {}
-  bool watch(std::size_t, const policy::Window& w) override {
-    skin_window = w;
-    return true;
-  }
-};
-
-// The drive's clock for the recorder's time stamps (ns), as coolhandd's
-// CLOCK_MONOTONIC: calls without a `now` (set_profile) are stamped with it.
-std::uint64_t g_clock_ns = 0;
-std::uint64_t test_clock() {
-  return g_clock_ns;
+// The shared plant (tests/recorder/recording_fixture.h) with the gpu
+// (device 1) cooling cpu and the fan cooling skin; cpu reads fail during
+// [30 s, 32 s).
+recorder::test::PlantParams plant_params() {
+  recorder::test::PlantParams p;
+  p.skin = 33000;
+  p.cpu_device = 1;
+  p.cpu_cooling = 700.0;
+  p.skin_follow = 0.08;
+  p.skin_cooling = 250.0;
+  p.heavy = 1200.0;
+  p.light = 100.0;
+  p.fail_to = Time(32000);
+  return p;
 }
 
-// A recording of 60 s of the plant under `text`'s policy, read back.
-recorder::Recording record(const std::string& text) {
+// A recording of 60 s of the plant under `text`'s policy in a ring of
+// `capacity` records, read back; checkpoints every `checkpoint_every`
+// records (0: the recorder's default).
+recorder::Recording record(const std::string& text, std::size_t capacity = 100000,
+                           std::uint64_t checkpoint_every = 0) {
   const config::PolicyDocument doc = parse(text);
   auto engine = policy::Engine::compile(doc.spec).engine;
   const std::vector<policy::SensorId> slots{*engine->sensor_id("cpu"), *engine->sensor_id("skin")};
-  recorder::Ring ring(100000);
-  Plant plant;
+  recorder::Ring ring(capacity);
+  recorder::test::Plant plant(plant_params());
   recorder::Metadata meta;
   meta.policy_text = text;
   meta.daemon_version = "test";
   meta.reason = "test";
   recorder::set_names(meta, doc.spec);
-  g_clock_ns = 0;
+  recorder::test::clock_ns() = 0;
   {
     recorder::LoopRecorder loop(ring, recorder::policy_hash(text), std::move(engine), slots,
                                 policy::LoopConfig{doc.spec.sampling, 3},
-                                policy::LoopPorts{plant, plant, plant, nullptr}, test_clock);
+                                policy::LoopPorts{plant, plant, plant, nullptr},
+                                recorder::test::test_clock);
+    if (checkpoint_every != 0) loop.set_checkpoint_interval(checkpoint_every);
     loop.start(Time(0));
-    // The plant moves every 50 ms; the loop is ticked at exactly the time it
-    // asks for, as coolhandd's timer does, and after each push.
-    std::optional<Time> wake = Time(0);
-    Time next_plant{0};
-    for (Time t{0}; t < Time(60000);) {
-      g_clock_ns = static_cast<std::uint64_t>(t.count()) * 1000000U;
-      bool pushed = false;
-      if (t == next_plant) {
-        plant.advance(t, t < Time(40000) ? 1200.0 : 100.0);
-        const MilliC skin(static_cast<std::int32_t>(plant.skin));
-        if (skin < plant.skin_window.low || skin > plant.skin_window.high) {
-          loop.push(1, skin, t);
-          pushed = true;
-        }
-        if (t == Time(20000)) (void)loop.set_profile("quiet");
-        next_plant += Millis(50);
-      }
-      if (pushed || !wake || *wake <= t) wake = loop.tick(t);
-      t = wake ? std::min(*wake, next_plant) : next_plant;
-    }
+    recorder::test::drive(loop, plant, Time(0), Time(60000));
   }
-  recorder::StringSink sink;
-  EXPECT_TRUE(recorder::write_recording(ring, meta, sink));
-  auto r = recorder::read_recording(sink.out);
-  EXPECT_FALSE(r.error) << r.error->to_string();
-  return std::move(*r.recording);
+  return recorder::test::dump(ring, meta);
 }
 
 std::size_t first(const recorder::Recording& rec, recorder::Kind k, std::size_t after = 0) {
@@ -257,21 +212,72 @@ TEST(RecordingReplay, WhatIfReportsWhereTheLevelsDiffer) {
 }
 
 // A gap of years before the last call (a damaged time stamp, found by
-// fuzz_sim_recording as an out-of-memory): the candidate is ticked at most
-// 100000 times in it, and a note says so.
+// fuzz_sim_recording as an out-of-memory). When only the call's `now` says
+// so, the records' own clock bounds the candidate's ticks in the gap (at
+// most one per 10 ms of it); when the records' clock agrees (a suspend of
+// years, as far as the file tells), at most 100000. A note says which.
 TEST(RecordingReplay, WhatIfBoundsTheTicksInAHugeGap) {
-  auto rec = record(policy_text("50"));
+  const auto clean = record(policy_text("50"));
   std::size_t last = 0;
-  for (std::size_t i = 0; i < rec.records.size(); ++i)
-    if (rec.records[i].kind == static_cast<std::uint16_t>(recorder::Kind::call_tick)) last = i;
-  rec.records[last].b += 100'000'000'000;  // about 3 years
+  for (std::size_t i = 0; i < clean.records.size(); ++i)
+    if (clean.records[i].kind == static_cast<std::uint16_t>(recorder::Kind::call_tick)) last = i;
+  const std::int64_t years = 100'000'000'000;  // ms, about 3 years
+
+  auto rec = clean;
+  rec.records[last].b += years;
   auto r = replay_recording(rec, "rec.bin", parse(policy_text("50")), false);
   ASSERT_TRUE(std::holds_alternative<RecordingReplay>(r)) << std::get<std::string>(r);
   const auto& o = std::get<RecordingReplay>(r);
   ASSERT_EQ(o.notes.size(), 1U);
-  EXPECT_NE(o.notes[0].find("the policy asked for more than 100000 wake-ups"), std::string::npos)
+  EXPECT_NE(o.notes[0].find("(more than the records' own clock allows)"), std::string::npos)
       << o.notes[0];
-  EXPECT_LT(o.steps, 110000U);
+  EXPECT_LT(o.steps, 2000U);
+
+  rec = clean;
+  rec.records[last].b += years;
+  for (std::size_t i = last; i < rec.records.size(); ++i)
+    rec.records[i].t_ns += static_cast<std::uint64_t>(years) * 1000000U;
+  auto far = replay_recording(rec, "rec.bin", parse(policy_text("50")), false);
+  ASSERT_TRUE(std::holds_alternative<RecordingReplay>(far)) << std::get<std::string>(far);
+  const auto& f = std::get<RecordingReplay>(far);
+  ASSERT_EQ(f.notes.size(), 1U);
+  EXPECT_NE(f.notes[0].find("the policy asked for more than 100000 wake-ups since the call "
+                            "before; the last"),
+            std::string::npos)
+      << f.notes[0];
+  EXPECT_GT(f.steps, 100000U);
+  EXPECT_LT(f.steps, 110000U);
+}
+
+// A ring that wrapped during the run (so loop_created is gone): the exact
+// replay starts from the first whole checkpoint, reproduces every record
+// after it and says where it started. 600 records keep the run from about
+// 20 s, so the first whole checkpoint (25 s) falls while gpu_pid is engaged
+// and integrating: a restore that gets its integrator wrong (mutant: the
+// integral halved on restore) fails here.
+TEST(RecordingReplay, AWrappedRingReplaysExactlyFromACheckpoint) {
+  const auto rec = record(policy_text(), 600, 150);
+  ASSERT_GT(rec.lost, 0U);
+  auto r = replay_recording(rec, "rec.bin", std::nullopt, false);
+  ASSERT_TRUE(std::holds_alternative<RecordingReplay>(r)) << std::get<std::string>(r);
+  const auto& o = std::get<RecordingReplay>(r);
+  EXPECT_EQ(o.segments, 1U);
+  EXPECT_GT(o.steps, 10U);
+  ASSERT_EQ(o.notes.size(), 1U);
+  EXPECT_NE(o.notes[0].find("replayed from the checkpoint at record"), std::string::npos)
+      << o.notes[0];
+  // The gpu's pid was engaged at the checkpoint: its levels after it match
+  // the daemon's step for step.
+  bool gpu_moved = false;
+  for (std::size_t k = 0; k < o.levels.time_s.size(); ++k) {
+    gpu_moved |= o.levels.replay[1][k] > 0;
+    EXPECT_EQ(o.levels.replay[1][k], o.levels.daemon[1][k]) << "step " << k;
+  }
+  EXPECT_TRUE(gpu_moved);
+  // What-if on the same wrapped recording starts the candidate cold there.
+  auto w = replay_recording(rec, "rec.bin", parse(policy_text("42")), false);
+  ASSERT_TRUE(std::holds_alternative<RecordingReplay>(w)) << std::get<std::string>(w);
+  EXPECT_GT(std::get<RecordingReplay>(w).steps, 10U);
 }
 
 TEST(RecordingReplay, CandidateWithoutARecordedSensorIsAnError) {

@@ -11,9 +11,11 @@
 //   ... sleep until a sensor leaves d.windows[i] or until d.next_step ...
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -173,6 +175,23 @@ class Engine {
   // Why device `id` is at its level (see DeviceExplanation); a default
   // explanation for an unknown id.
   [[nodiscard]] DeviceExplanation explain(DeviceId id) const;
+
+  // Checkpoints (the flight recorder's, docs/recording-format.md): the
+  // engine's complete dynamic state (sensor values and filter histories,
+  // trip hysteresis and debounce counts, controller integrators, table rows
+  // and hold timers, levels, last resorts, the profile, the last decision)
+  // as bytes. Pure: no I/O, and save_state() does not allocate. The size
+  // varies with the filters' live history, up to max_state_size() (fixed by
+  // compile()). save_state() returns the bytes written (0: `out` too
+  // small). restore_state() takes exactly what save_state() wrote for an
+  // engine compiled from the same spec and leaves the engine as the saved
+  // one was; it checks every index and value it reads and returns false on
+  // a bad one (the engine's state is then unspecified: discard it).
+  [[nodiscard]] std::size_t max_state_size() const;
+  std::size_t save_state(std::span<std::byte> out) const;
+  [[nodiscard]] bool restore_state(std::span<const std::byte> in);
+  // The last step's decision (the one step() returned).
+  [[nodiscard]] const Decision& decision() const;
 
  private:
   Engine();

@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -198,6 +199,18 @@ class ControlLoop {
   // The last engine decision; null before start(). Valid until the next step.
   [[nodiscard]] const Decision* last_decision() const { return last_; }
 
+  // Checkpoints (the flight recorder's): the loop's complete dynamic state,
+  // the engine's included (Engine::save_state), as bytes: per slot the
+  // failure count, lost flag, next poll, last sample and window sent; the
+  // applied levels; the last step's time; counters. Pure: no I/O, and
+  // save_state() does not allocate; it returns the bytes written (at most
+  // max_state_size(); 0: `out` too small). restore_state() takes what
+  // save_state() wrote for a loop built from the same spec and slots, and
+  // returns false on a bad input (discard the loop then).
+  [[nodiscard]] std::size_t max_state_size() const;
+  std::size_t save_state(std::span<std::byte> out) const;
+  [[nodiscard]] bool restore_state(std::span<const std::byte> in);
+
  private:
   struct Slot {
     SensorId id;
@@ -216,6 +229,9 @@ class ControlLoop {
   void schedule(Time now);
   void recheck(std::size_t slot, const Window& w, Time now);
   [[nodiscard]] Millis lost_retry() const;
+  // The loop's own fields for the checkpoint codec (loop_state.cpp).
+  template <typename Io, typename Self>
+  static void visit_state(Io& io, Self& self);
 
   std::unique_ptr<Engine> engine_;
   std::vector<Slot> slots_;

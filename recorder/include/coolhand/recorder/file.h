@@ -25,7 +25,7 @@
 namespace coolhand::recorder {
 
 inline constexpr std::uint16_t kVersionMajor = 1;
-inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint16_t kVersionMinor = 1;  // 1.1: checkpoint records
 inline constexpr std::size_t kFixedHeaderSize = 72;
 
 // FNV-1a, 64 bit, of the policy's full text: the "policy hash" of the header
@@ -127,12 +127,16 @@ struct ReadResult {
 // A replay segment: records [begin, end) that one ControlLoop consumed.
 // `complete`: the segment starts at its loop_created record, so replaying it
 // from a fresh loop is exact. The first segment of a ring that wrapped has
-// lost its start and is incomplete (see docs/recording-format.md, "Replay").
+// lost its start and is incomplete (see docs/recording-format.md, "Replay");
+// it is still replayable from its first whole checkpoint (checkpoint.h).
 struct Segment {
   std::size_t begin = 0;
   std::size_t end = 0;
-  std::uint64_t policy_hash = 0;  // from loop_created (0 when incomplete)
+  std::uint64_t policy_hash = 0;  // from loop_created, or the checkpoint (0: neither)
   bool complete = false;
+  std::optional<std::size_t> checkpoint;  // incomplete: the first whole checkpoint's record
+
+  [[nodiscard]] bool replayable() const { return complete || checkpoint.has_value(); }
 };
 [[nodiscard]] std::vector<Segment> segments(const Recording& r);
 

@@ -16,6 +16,12 @@
 //     device (level, requested, winning controller, its input value and
 //     threshold or setpoint), one virtual_value per virtual sensor, one
 //     engine_event per event; lost and recovered sensors; actions.
+//   - checkpoints (checkpoint.h): before a call record, once `interval`
+//     records have gone into the ring since the last one. The default
+//     interval is default_checkpoint_interval(): a quarter of the ring (in
+//     a ring of default size ~7.5 minutes of the busiest shipped policy),
+//     at least 4 × the checkpoint's own records. The payload buffer is
+//     allocated at construction, at the loop's largest state.
 // Timestamps: the ring's time. With a clock (set_clock), LoopRecorder sets it
 // at each call; without one it uses `now` (ms) * 1e6.
 //
@@ -26,10 +32,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "coolhand/policy/loop.h"
+#include "coolhand/recorder/checkpoint.h"
 #include "coolhand/recorder/ring.h"
 
 namespace coolhand::recorder {
@@ -59,6 +67,20 @@ class LoopRecorder {
   void seed_level(std::size_t device, std::uint32_t level, policy::Time now);
   bool set_profile(std::string_view name);
 
+  // Records between checkpoints; 0: none. Takes effect from the next call.
+  void set_checkpoint_interval(std::uint64_t records);
+  [[nodiscard]] std::uint64_t checkpoint_interval() const { return checkpoint_every_; }
+  // The largest checkpoint payload of this loop, in bytes (the buffer's size).
+  [[nodiscard]] std::size_t checkpoint_bytes() const { return payload_.size(); }
+  // Records one checkpoint now (the calls do when one is due).
+  void checkpoint();
+  // The payload a checkpoint would carry now (valid until the next call).
+  [[nodiscard]] std::span<const std::byte> state_payload();
+  // Continue from checkpoint `cp` (for a replay that starts there): the
+  // recorder's last port answers and the loop's state. False when the
+  // checkpoint does not fit this loop (slots, devices, slot map, state).
+  [[nodiscard]] bool restore(const Checkpoint& cp);
+
   // The loop itself, for queries (engine(), applied_level(), counters()...).
   [[nodiscard]] const policy::ControlLoop& loop() const { return *loop_; }
   [[nodiscard]] Ring& ring() { return ring_; }
@@ -67,9 +89,17 @@ class LoopRecorder {
 
  private:
   void stamp(policy::Time now);
+  void checkpoint_if_due() {
+    if (checkpoint_every_ != 0 && ring_.total() >= next_checkpoint_) checkpoint();
+  }
 
   Ring& ring_;
   ClockNs clock_;
+  CheckpointHeader header_;              // what every checkpoint's first record says
+  std::vector<std::uint16_t> slot_map_;  // slot -> policy sensor index
+  std::vector<std::byte> payload_;       // checkpoint payload, sized at construction
+  std::uint64_t checkpoint_every_ = 0;
+  std::uint64_t next_checkpoint_ = 0;  // ring total() at which one is due
   std::unique_ptr<Taps> taps_;
   std::unique_ptr<policy::ControlLoop> loop_;
 };

@@ -5,7 +5,8 @@
 // reader on another machine needs nothing else (docs/recording-format.md).
 //
 // Kinds are grouped by who records them:
-//   1..31   inputs to policy::ControlLoop (each call, with its `now` in ms);
+//   1..31   inputs to policy::ControlLoop (each call, with its `now` in ms)
+//           and checkpoints of its state;
 //   32..63  answers of the loop's ports (SensorPort, KnobPort, WindowPort);
 //   64..95  what the loop's observer saw (steps, per-device decisions,
 //           virtual sensor values, engine events, lost/recovered sensors);
@@ -37,6 +38,11 @@ enum class Kind : std::uint16_t {
   call_restore_all = 10,  // ControlLoop::restore_all()
   call_seed_level = 11,   // ControlLoop::seed_level(device, level, now)
   call_set_profile = 12,  // ControlLoop::set_profile(name): profile index, accepted
+  // -- checkpoints (format 1.1, checkpoint.h): the loop's whole state
+  // between two calls, so a replay may start there after the ring wrapped
+  checkpoint = 13,       // header: slots, payload bytes, policy hash, lost_after, devices
+  checkpoint_data = 14,  // 20 payload bytes (a, b, c, d); index = chunk number
+  checkpoint_end = 15,   // chunk count, FNV-1a 64 of the payload
   // -- port answers
   port_read = 32,          // SensorPort::read(slot, rebind) -> value or failure
   port_sensor_state = 33,  // SensorPort::present/delivery changed for a slot
