@@ -57,7 +57,9 @@ std::string read_file(const std::string& path) {
 
 // The run's identity and --shard K/N use shard.h's, as compare's and
 // bound's shards do.
-std::string digest(const std::string& bytes) { return fnv1a64_hex(bytes); }
+std::string digest(const std::string& bytes) {
+  return fnv1a64_hex(bytes);
+}
 
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
   auto spec = parse_shard_spec(text);

@@ -42,14 +42,15 @@ std::string write_compare_report(const CompareResult& r, bool with_bound,
 std::string format_bound_report(const BoundResult& r, const std::string& workload,
                                 const std::string& model_name, Millis model_step) {
   return fmt::format(
-      "{} on {} ({} steps of {} ms):\n"
-      "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest power)\n"
-      "  performance bound with skin <= {:.2f} °C: {:.4f} (no controller can deliver more)\n"
-      "  the LP's schedule (decision step {:g} s): performance {:.4f}, peak skin {:.2f} °C\n"
-      "  LP: {} variables, {} constraints, solved in {:.2f} s\n",
-      workload, model_name, r.steps, model_step.count(), r.lowest_peak_skin_c, r.limit_c,
-      r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
-      r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s) +
+             "{} on {} ({} steps of {} ms):\n"
+             "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest "
+             "power)\n"
+             "  performance bound with skin <= {:.2f} °C: {:.4f} (no controller can deliver more)\n"
+             "  the LP's schedule (decision step {:g} s): performance {:.4f}, peak skin {:.2f} °C\n"
+             "  LP: {} variables, {} constraints, solved in {:.2f} s\n",
+             workload, model_name, r.steps, model_step.count(), r.lowest_peak_skin_c, r.limit_c,
+             r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
+             r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s) +
          (r.fan_relaxation ? "  " + fan_relaxation_note(r) + "\n" : std::string());
 }
 

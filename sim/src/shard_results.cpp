@@ -94,17 +94,17 @@ Trace overlay_trace_from_json(const Json& j) {
 
 Json bound_to_json(const BoundResult& b) {
   Json j = {{"limit_c", num(b.limit_c)},
-          {"lowest_peak_skin_c", num(b.lowest_peak_skin_c)},
-          {"feasible", b.feasible},
-          {"performance_bound", num(b.performance_bound)},
-          {"schedule_performance", num(b.schedule_performance)},
-          {"schedule_peak_skin_c", num(b.schedule_peak_skin_c)},
-          {"decision_step_ms", b.decision_step.count()},
-          {"steps", b.steps},
-          {"decision_steps", b.decision_steps},
-          {"variables", b.variables},
-          {"constraints", b.constraints},
-          {"solve_s", num(b.solve_s)}};
+            {"lowest_peak_skin_c", num(b.lowest_peak_skin_c)},
+            {"feasible", b.feasible},
+            {"performance_bound", num(b.performance_bound)},
+            {"schedule_performance", num(b.schedule_performance)},
+            {"schedule_peak_skin_c", num(b.schedule_peak_skin_c)},
+            {"decision_step_ms", b.decision_step.count()},
+            {"steps", b.steps},
+            {"decision_steps", b.decision_steps},
+            {"variables", b.variables},
+            {"constraints", b.constraints},
+            {"solve_s", num(b.solve_s)}};
   if (b.fan_relaxation)  // models with fans: the bound is a relaxation (bound_fan.cpp)
     j["fan_relaxation"] = {{"credited_steps", b.fan_relaxation->credited_steps},
                            {"max_credit_c", num(b.fan_relaxation->max_credit_c)}};
@@ -127,8 +127,8 @@ BoundResult bound_from_json(const Json& j) {
   b.solve_s = get_num(j.at("solve_s"));
   if (j.contains("fan_relaxation")) {
     const Json& f = j.at("fan_relaxation");
-    b.fan_relaxation = FanRelaxation{f.at("credited_steps").get<std::uint64_t>(),
-                                     get_num(f.at("max_credit_c"))};
+    b.fan_relaxation =
+        FanRelaxation{f.at("credited_steps").get<std::uint64_t>(), get_num(f.at("max_credit_c"))};
   }
   return b;
 }
