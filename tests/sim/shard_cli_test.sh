@@ -16,16 +16,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 failures=0
 
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; failures=$((failures + 1)); }
-expect_eq() {  # what, expected, actual
-  if [[ "$2" != "$3" ]]; then
-    bad "$1"
-    printf '  expected: %s\n  actual:   %s\n' "$2" "$3"
-  else
-    ok "$1"
-  fi
-}
+# shellcheck source=expect.sh
+. "$(dirname "$0")/expect.sh"
 same_file() {  # what, a, b
   if cmp -s "$2" "$3"; then ok "$1"; else bad "$1"; diff "$2" "$3" | head -5 || true; fi
 }

@@ -13,14 +13,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-expect_eq() {  # what, expected, actual
-  if [[ "$2" != "$3" ]]; then
-    printf 'FAIL %s\n  expected: %s\n  actual:   %s\n' "$1" "$2" "$3"
-    failures=$((failures + 1))
-  else
-    printf 'ok   %s\n' "$1"
-  fi
-}
+# shellcheck source=expect.sh
+. "$(dirname "$0")/expect.sh"
 
 same_files() {  # what, dir a, dir b
   local f
