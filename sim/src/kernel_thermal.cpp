@@ -64,12 +64,12 @@ void divvy_up_power(const std::vector<std::uint32_t>& weighted,
 }  // namespace
 
 std::string_view to_string(KernelVersion k) {
-  return k == KernelVersion::v6_16 ? "6.16" : "6.1";
+  return k == KernelVersion::v7_3 ? "7.3" : "6.1";
 }
 
 std::optional<KernelVersion> kernel_version_from_string(std::string_view s) {
   if (s == "6.1") return KernelVersion::v6_1;
-  if (s == "6.16") return KernelVersion::v6_16;
+  if (s == "7.3") return KernelVersion::v7_3;
   return std::nullopt;
 }
 
@@ -179,7 +179,7 @@ std::size_t KernelThermal::add_zone(const KernelZoneSpec& spec, Governor governo
     // power differs from the governor's copy, which starts at 0.
     // 6.13+'s power_allocator_bind copies a firmware sustainable power into
     // the governor's, so only an estimated one re-estimates the gains.
-    if (kernel_ == KernelVersion::v6_16)
+    if (kernel_ == KernelVersion::v7_3)
       z.params_sustainable = spec.sustainable_power_mw.value_or(0);
     if (spec.k_po) z.ipa.k_po = *spec.k_po;
     if (spec.k_pu) z.ipa.k_pu = *spec.k_pu;
@@ -249,8 +249,8 @@ void KernelThermal::update_zone(std::size_t zone, policy::MilliC temperature) {
   auto& z = zones_[zone];
   z.last_temperature_mc = z.temperature_mc;
   z.temperature_mc = temperature.mc();
-  if (kernel_ == KernelVersion::v6_16) {
-    update_zone_616(z);
+  if (kernel_ == KernelVersion::v7_3) {
+    update_zone_73(z);
     return;
   }
   for (std::size_t trip = 0; trip < z.spec.trips.size(); ++trip) run_trip(z, trip);
@@ -494,7 +494,7 @@ void KernelThermal::power_allocator(Zone& z, std::size_t trip) {
 // allocate_power and divvy_up_power (both kernels). `zero_request_gets_max`:
 // when no actor requests any power, 6.1 divides by 1 (every grant 0, the
 // deepest states); 6.13+ gives every actor its maximum power (see
-// power_allocator_616).
+// power_allocator_73).
 void KernelThermal::allocate_power(Zone& z, bool zero_request_gets_max) {
   z.ipa.active = true;
   const std::int32_t control_mc = z.spec.trips[*z.trip_max_desired].temp.mc();

@@ -28,13 +28,13 @@ namespace ls = coolhand::lockstep;
 namespace {
 
 // The simulator's rules for the guest's `uname -r`: Debian 12's 6.1.x gets
-// the 6.1 rules, 6.13 and later the 6.13+ ones (KernelVersion::v6_16,
-// checked against linux-source-7.3 by sim_kernel_diff_6.16).
+// the 6.1 rules, 6.13 and later the 6.13+ ones (KernelVersion::v7_3,
+// checked against linux-source-7.3 by sim_kernel_diff_7.3).
 std::optional<sim::KernelVersion> simulator_rules(const std::string& uname) {
   unsigned major = 0, minor = 0;
   if (std::sscanf(uname.c_str(), "%u.%u", &major, &minor) != 2) return std::nullopt;
   if (major == 6 && minor == 1) return sim::KernelVersion::v6_1;
-  if (major > 6 || (major == 6 && minor >= 13)) return sim::KernelVersion::v6_16;
+  if (major > 6 || (major == 6 && minor >= 13)) return sim::KernelVersion::v7_3;
   return std::nullopt;
 }
 

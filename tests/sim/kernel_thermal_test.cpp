@@ -1,7 +1,7 @@
 // The 6.1 governors' rules on crafted temperature traces: step_wise trends,
 // bang_bang hysteresis, fair_share's level formula, power_allocator's PID
 // with estimated defaults and its divvy-up, and the core's polling delays;
-// then where the 6.13+ rules (--kernel 6.16) answer otherwise.
+// then where the 6.13+ rules (--kernel 7.3) answer otherwise.
 #include "coolhand/sim/kernel_thermal.h"
 
 #include <gtest/gtest.h>
@@ -350,23 +350,24 @@ TEST(NoneGovernorTest, NeverThrottles) {
 }  // namespace
 }  // namespace coolhand::sim
 
-// ------------------------------------------- the 6.13+ rules (--kernel 6.16)
+// ------------------------------------------- the 6.13+ rules (--kernel 7.3)
 // Each test picks a trace where 6.1's rule gives another answer (said in the
-// comments); the rules are in kernel_thermal_616.cpp.
+// comments); the rules are in kernel_thermal_73.cpp.
 namespace coolhand::sim {
 namespace {
 
-constexpr auto k616 = KernelVersion::v6_16;
+constexpr auto k73 = KernelVersion::v7_3;
 
 TEST(KernelVersionTest, ParsesBothNamesAndRefusesOthers) {
   EXPECT_EQ(kernel_version_from_string("6.1"), KernelVersion::v6_1);
-  EXPECT_EQ(kernel_version_from_string("6.16"), KernelVersion::v6_16);
+  EXPECT_EQ(kernel_version_from_string("7.3"), KernelVersion::v7_3);
   EXPECT_EQ(kernel_version_from_string("6.13"), std::nullopt);
-  EXPECT_EQ(to_string(KernelVersion::v6_16), "6.16");
+  EXPECT_EQ(kernel_version_from_string("6.16"), std::nullopt);
+  EXPECT_EQ(to_string(KernelVersion::v7_3), "7.3");
 }
 
-TEST(StepWise616Test, HysteresisHoldsThrottlingAndCoolingDropsAtOnce) {
-  KernelThermal k({cdev("cpu", 5)}, k616);
+TEST(StepWise73Test, HysteresisHoldsThrottlingAndCoolingDropsAtOnce) {
+  KernelThermal k({cdev("cpu", 5)}, k73);
   const auto z = k.add_zone(one_trip_zone(), Governor::step_wise);  // trip 40, hyst 2
   k.update_zone(z, MilliC(41000));  // crossed up: passive trip reached, first pass: 1
   EXPECT_EQ(k.cur_state(0), 1u);
@@ -383,8 +384,8 @@ TEST(StepWise616Test, HysteresisHoldsThrottlingAndCoolingDropsAtOnce) {
   EXPECT_EQ(k.next_delay(z), policy::Millis(1000));
 }
 
-TEST(BangBang616Test, SwitchesOnCrossingsOnly) {
-  KernelThermal f({cdev("cpu", 3)}, k616);
+TEST(BangBang73Test, SwitchesOnCrossingsOnly) {
+  KernelThermal f({cdev("cpu", 3)}, k73);
   const auto fz = f.add_zone(one_trip_zone(), Governor::bang_bang);
   f.update_zone(fz, MilliC(39000));  // first manage: below threshold 40, off
   EXPECT_EQ(f.instance_target(fz, 0), std::optional<std::uint32_t>(0));
@@ -398,8 +399,8 @@ TEST(BangBang616Test, SwitchesOnCrossingsOnly) {
   EXPECT_EQ(f.next_delay(fz), policy::Millis(1000));
 }
 
-TEST(FairShare616Test, LevelCountsFromMinusOne) {
-  KernelThermal k({cdev("cpu", 10)}, k616);
+TEST(FairShare73Test, LevelCountsFromMinusOne) {
+  KernelThermal k({cdev("cpu", 10)}, k73);
   KernelZoneSpec spec = one_trip_zone();
   spec.trips = {trip("warm", kPassive, 40), trip("hot", kPassive, 50), trip("crit", kCritical, 60)};
   spec.cooling = {map("hot", "cpu")};
@@ -412,8 +413,8 @@ TEST(FairShare616Test, LevelCountsFromMinusOne) {
   EXPECT_EQ(k.cur_state(0), 6u);
 }
 
-TEST(PowerAllocator616Test, NoRequestGrantsMaximumPower) {
-  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)}, k616);
+TEST(PowerAllocator73Test, NoRequestGrantsMaximumPower) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)}, k73);
   auto spec = ipa_zone();
   spec.cooling = {map("control", "cpu")};
   const auto z = k.add_zone(spec, Governor::power_allocator);
@@ -424,8 +425,8 @@ TEST(PowerAllocator616Test, NoRequestGrantsMaximumPower) {
   EXPECT_EQ(k.cur_state(0), 0u);             // (6.1: the deepest, 2)
 }
 
-TEST(PowerAllocator616Test, FirmwareSustainablePowerKeepsSysfsGains) {
-  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)}, k616);
+TEST(PowerAllocator73Test, FirmwareSustainablePowerKeepsSysfsGains) {
+  KernelThermal k({cdev("cpu", 2, {3000, 2000, 1000}, PowerActor::cpufreq)}, k73);
   auto spec = ipa_zone();
   spec.cooling = {map("control", "cpu")};
   spec.sustainable_power_mw = 2000;

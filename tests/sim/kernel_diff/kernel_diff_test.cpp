@@ -8,11 +8,11 @@
 // every zone update each cooling device's state and the zone's next poll
 // delay must be identical.
 //
-// The same driver checks the simulator's 6.13+ rules (--kernel 6.16)
-// against a newer kernel's sources (kdiff_glue_616.c, extract_616.sh).
+// The same driver checks the simulator's 6.13+ rules (--kernel 7.3)
+// against 7.3's sources (the same glue and extractor, run.sh --kernel 7.3).
 //
 // Usage: kernel_diff_test LIBKDIFF.so [SCENARIOS] [UPDATES_PER_SCENARIO]
-//                         [KERNEL (6.1, the default, or 6.16)]
+//                         [KERNEL (6.1, the default, or 7.3)]
 // Exit status 0 only with 0 mismatches. A mismatch prints the seed, the
 // states on both sides and, for power_allocator, both sides' grants;
 // KDIFF_DEBUG=1 also prints every scenario's zones.
@@ -173,13 +173,13 @@ bool run_scenario(const Kernel& kern, coolhand::sim::KernelVersion version, unsi
     // 7.3.4's power_allocator_update_tz follows trip_max without checking
     // it, so binding to a zone with neither a passive nor an active trip
     // would crash the kernel as it crashes the test: such zones get no
-    // binding on 6.16 (the random draws stay the same).
+    // binding on 7.3 (the random draws stay the same).
     const bool has_governor_trip =
         std::any_of(z.trips.begin(), z.trips.end(), [](const KernelTripSpec& tr) {
           return tr.type == KernelTripSpec::Type::passive ||
                  tr.type == KernelTripSpec::Type::active;
         });
-    if (ipa && version == coolhand::sim::KernelVersion::v6_16 && !has_governor_trip)
+    if (ipa && version == coolhand::sim::KernelVersion::v7_3 && !has_governor_trip)
       z.cooling.clear();
     if (pick(rng, 0, 1) != 0)
       z.sustainable_power_mw = static_cast<std::uint32_t>(pick(rng, 300, 6000));
@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
   }
   const auto version = coolhand::sim::kernel_version_from_string(argc > 4 ? argv[4] : "6.1");
   if (!version) {
-    std::fprintf(stderr, "kernel_diff_test: unknown kernel '%s' (6.1 or 6.16)\n", argv[4]);
+    std::fprintf(stderr, "kernel_diff_test: unknown kernel '%s' (6.1 or 7.3)\n", argv[4]);
     return 2;
   }
   const Kernel kern = open_kernel(argv[1]);

@@ -3,11 +3,11 @@
 # thermal sources from the installed linux-source-6.1 tarball into the build
 # directory, builds them unmodified with the user-space shim into a shared
 # object, and runs kernel_diff_test against it.
-# With --kernel 6.16 (ctest sim_kernel_diff_6.16) the same against a 6.16-or-
+# With --kernel 7.3 (ctest sim_kernel_diff_7.3) the same against a 6.16-or-
 # later tarball (TARBALL "-": the one scripts/fetch-kernel-source.sh keeps)
 # with extract_616.sh, shim616/ (on top of shim/) and kdiff_glue_616.c, checking the
-# simulator's --kernel 6.16 rules.
-# Usage: run.sh [--kernel 6.1|6.16] TARBALL WORKDIR CC KERNEL_DIFF_TEST
+# simulator's --kernel 7.3 rules.
+# Usage: run.sh [--kernel 6.1|7.3] TARBALL WORKDIR CC KERNEL_DIFF_TEST
 #               [SCENARIOS [UPDATES]]
 # Exit: 0 pass, 1 mismatch or build failure, 77 skipped (no tarball, not CI).
 set -eu
@@ -19,8 +19,8 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 case $kernel in
   6.1) extract=extract.sh shim=shim glue=kdiff_glue.c fetch="install linux-source-6.1 (scripts/install-deps.sh)" ;;
-  6.16) extract=extract_616.sh shim=shim616 glue=kdiff_glue_616.c fetch="run scripts/fetch-kernel-source.sh" ;;
-  *) echo "sim_kernel_diff: unknown --kernel '$kernel' (6.1 or 6.16)" >&2; exit 2 ;;
+  7.3) extract=extract_616.sh shim=shim616 glue=kdiff_glue_616.c fetch="run scripts/fetch-kernel-source.sh" ;;
+  *) echo "sim_kernel_diff: unknown --kernel '$kernel' (6.1 or 7.3)" >&2; exit 2 ;;
 esac
 tarball=$1
 if [ "$tarball" = - ]; then

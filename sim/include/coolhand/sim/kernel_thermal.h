@@ -1,8 +1,8 @@
 // Baselines: Linux 6.1's thermal core and its governors (step_wise,
 // bang_bang, fair_share, power_allocator) re-expressed from the 6.1 sources
 // (drivers/thermal/thermal_core.c, thermal_helpers.c, gov_*.c), plus "none";
-// with KernelVersion::v6_16 the 6.13+ core and governors instead
-// (kernel_thermal_616.cpp, which lists what differs).
+// with KernelVersion::v7_3 the core and governors introduced by 6.13, as
+// 7.3 has them, instead (kernel_thermal_73.cpp, which lists what differs).
 //
 // What is modelled, as 6.1 does it:
 //  - A zone update (thermal_zone_device_update) reads the zone's sensor,
@@ -39,11 +39,12 @@ enum class Governor : std::uint8_t { none, step_wise, bang_bang, fair_share, pow
 [[nodiscard]] std::string_view to_string(Governor g);
 [[nodiscard]] std::optional<Governor> governor_from_string(std::string_view s);
 // The kernel whose thermal core and governors are re-expressed. v6_1 is
-// Debian 12's 6.1 (the rules in kernel_thermal.cpp); v6_16 the 6.13+ core
-// and governors (kernel_thermal_616.cpp): trips crossed with hysteresis
-// thresholds, `passive` counted by the core, governors' manage() run once
-// per update after the crossings.
-enum class KernelVersion : std::uint8_t { v6_1, v6_16 };
+// Debian 12's 6.1 (the rules in kernel_thermal.cpp); v7_3 the core and
+// governors introduced by 6.13, verified against 7.3 (kernel_thermal_73.cpp,
+// `--kernel 7.3`): trips crossed with hysteresis thresholds, `passive`
+// counted by the core, governors' manage() run once per update after the
+// crossings.
+enum class KernelVersion : std::uint8_t { v6_1, v7_3 };
 [[nodiscard]] std::string_view to_string(KernelVersion k);
 [[nodiscard]] std::optional<KernelVersion> kernel_version_from_string(std::string_view s);
 
@@ -144,7 +145,7 @@ class KernelThermal {
     std::int32_t prev_err = 0;
     std::uint32_t params_sustainable = 0;
     IpaSnapshot ipa;
-    // 6.16: per trip, whether it is on the core's trips_reached list (its
+    // 7.3: per trip, whether it is on the core's trips_reached list (its
     // threshold is then temperature - hysteresis, else temperature).
     std::vector<bool> reached;
     bool pa_update_cdevs = false;   // power_allocator_params.update_cdevs
@@ -159,15 +160,15 @@ class KernelThermal {
   void ipa_estimate_constants(Zone& z, std::uint32_t sustainable, std::int32_t control_mc);
   std::uint32_t ipa_pid(Zone& z, std::int32_t control_mc, std::uint32_t max_allocatable);
   void update_cdevs();
-  // 6.16 (kernel_thermal_616.cpp).
-  void update_zone_616(Zone& z);
-  void trip_crossed_616(Zone& z, std::size_t trip, bool upward);
-  [[nodiscard]] std::int32_t threshold_616(const Zone& z, std::size_t trip) const;
-  void step_wise_616(Zone& z);
-  void bang_bang_set_616(Instance& in, bool on);
-  void bang_bang_616(Zone& z);
-  void fair_share_616(Zone& z);
-  void power_allocator_616(Zone& z);
+  // 7.3 (kernel_thermal_73.cpp).
+  void update_zone_73(Zone& z);
+  void trip_crossed_73(Zone& z, std::size_t trip, bool upward);
+  [[nodiscard]] std::int32_t threshold_73(const Zone& z, std::size_t trip) const;
+  void step_wise_73(Zone& z);
+  void bang_bang_set_73(Instance& in, bool on);
+  void bang_bang_73(Zone& z);
+  void fair_share_73(Zone& z);
+  void power_allocator_73(Zone& z);
   void allocate_power(Zone& z, bool zero_request_gets_max);
   void cdev_update_nocheck(std::size_t cdev);
   KernelVersion kernel_ = KernelVersion::v6_1;

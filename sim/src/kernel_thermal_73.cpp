@@ -1,9 +1,13 @@
-// The 6.13+ thermal core and governors (KernelVersion::v6_16), re-expressed
-// from Debian's linux-source-6.12 (6.12.117) and linux-source-7.3 (7.3.4),
-// whose governors (drivers/thermal/gov_*.c) and cooling drivers have the
-// same rules, listed below; where the two differ, the 7.3 rule is used and
-// dated. Debian's archive holds no 6.16 sources (docs/simulator.md, "Kernel
-// baselines").
+// The thermal core and governors of `--kernel 7.3` (KernelVersion::v7_3):
+// the rules introduced after 6.12 (6.13's trip-list rework and a late-2024
+// power_allocator change, dated below), verified against Debian's
+// linux-source-7.3 (7.3.4) by sim_kernel_diff_7.3 and a 7.3 guest by
+// lockstep_vm_7.3. Re-expressed from linux-source-6.12 (6.12.117) and
+// linux-source-7.3, whose governors (drivers/thermal/gov_*.c) and cooling
+// drivers have the same rules, listed below; where the two differ, the 7.3
+// rule is used and dated. The value is named after the kernel the rules
+// are checked against; Debian's archive no longer holds 6.16's sources
+// (docs/simulator.md, "Kernel baselines").
 //
 // The core (thermal_core.c, __thermal_zone_device_update and
 // thermal_zone_handle_trips): every trip has a threshold, its temperature
@@ -37,53 +41,53 @@ bool governed(KernelTripSpec::Type t) {
 
 }  // namespace
 
-std::int32_t KernelThermal::threshold_616(const Zone& z, std::size_t trip) const {
+std::int32_t KernelThermal::threshold_73(const Zone& z, std::size_t trip) const {
   const auto& t = z.spec.trips[trip];
   return z.reached[trip] ? t.temp.mc() - t.hyst.mc() : t.temp.mc();
 }
 
-void KernelThermal::update_zone_616(Zone& z) {
+void KernelThermal::update_zone_73(Zone& z) {
   const std::size_t n = z.spec.trips.size();
   std::vector<std::size_t> down;
   std::vector<std::size_t> up;
   for (std::size_t t = 0; t < n; ++t) {
-    if (z.reached[t] && threshold_616(z, t) > z.temperature_mc) down.push_back(t);
-    if (!z.reached[t] && threshold_616(z, t) <= z.temperature_mc) up.push_back(t);
+    if (z.reached[t] && threshold_73(z, t) > z.temperature_mc) down.push_back(t);
+    if (!z.reached[t] && threshold_73(z, t) <= z.temperature_mc) up.push_back(t);
   }
   std::stable_sort(down.begin(), down.end(), [&](std::size_t a, std::size_t b) {
-    return threshold_616(z, a) > threshold_616(z, b);
+    return threshold_73(z, a) > threshold_73(z, b);
   });
   std::stable_sort(up.begin(), up.end(), [&](std::size_t a, std::size_t b) {
-    return threshold_616(z, a) < threshold_616(z, b);
+    return threshold_73(z, a) < threshold_73(z, b);
   });
   for (const std::size_t t : down) {
     z.reached[t] = false;
-    trip_crossed_616(z, t, false);
+    trip_crossed_73(z, t, false);
   }
   for (const std::size_t t : up) {
     z.reached[t] = true;
-    trip_crossed_616(z, t, true);
+    trip_crossed_73(z, t, true);
   }
   switch (z.governor) {
     case Governor::none:
       break;
     case Governor::step_wise:
-      step_wise_616(z);
+      step_wise_73(z);
       break;
     case Governor::bang_bang:
-      bang_bang_616(z);
+      bang_bang_73(z);
       break;
     case Governor::fair_share:
-      fair_share_616(z);
+      fair_share_73(z);
       break;
     case Governor::power_allocator:
-      power_allocator_616(z);
+      power_allocator_73(z);
       break;
   }
   update_cdevs();
 }
 
-void KernelThermal::trip_crossed_616(Zone& z, std::size_t trip, bool upward) {
+void KernelThermal::trip_crossed_73(Zone& z, std::size_t trip, bool upward) {
   const auto type = z.spec.trips[trip].type;
   if (type == KernelTripSpec::Type::passive) z.passive += upward ? 1 : -1;
   if (!governed(type)) {
@@ -96,10 +100,10 @@ void KernelThermal::trip_crossed_616(Zone& z, std::size_t trip, bool upward) {
   // is the same).
   if (z.governor != Governor::bang_bang) return;
   for (auto& in : z.instances)
-    if (in.trip == trip) bang_bang_set_616(in, upward);
+    if (in.trip == trip) bang_bang_set_73(in, upward);
 }
 
-void KernelThermal::bang_bang_set_616(Instance& in, bool on) {
+void KernelThermal::bang_bang_set_73(Instance& in, bool on) {
   in.target = on ? 1U : 0U;
   in.initialized = true;
   dirty_[in.cdev] = true;
@@ -110,13 +114,13 @@ void KernelThermal::bang_bang_set_616(Instance& in, bool on) {
 // above its trip's threshold, else 0. Unlike 6.1 nothing happens on later
 // updates without a crossing, and a multi-state device's target is exactly
 // 0 or 1.
-void KernelThermal::bang_bang_616(Zone& z) {
+void KernelThermal::bang_bang_73(Zone& z) {
   if (z.bang_bang_walked) return;
   for (std::size_t t = 0; t < z.spec.trips.size(); ++t) {
     if (!governed(z.spec.trips[t].type)) continue;
-    const bool on = z.temperature_mc >= threshold_616(z, t);
+    const bool on = z.temperature_mc >= threshold_73(z, t);
     for (auto& in : z.instances)
-      if (in.trip == t && !in.initialized) bang_bang_set_616(in, on);
+      if (in.trip == t && !in.initialized) bang_bang_set_73(in, on);
   }
   z.bang_bang_walked = true;
 }
@@ -136,13 +140,13 @@ void KernelThermal::bang_bang_616(Zone& z) {
 //  - otherwise: keep the target.
 // The simplification is "thermal: gov_step_wise: Simplify get_target_state()"
 // and its follow-ups (6.8-6.10). `passive` is the core's now (above).
-void KernelThermal::step_wise_616(Zone& z) {
+void KernelThermal::step_wise_73(Zone& z) {
   const int trend = z.temperature_mc > z.last_temperature_mc   ? 1
                     : z.temperature_mc < z.last_temperature_mc ? -1
                                                                : 0;
   for (std::size_t t = 0; t < z.spec.trips.size(); ++t) {
     if (!governed(z.spec.trips[t].type)) continue;
-    const bool throttle = z.temperature_mc >= threshold_616(z, t);
+    const bool throttle = z.temperature_mc >= threshold_73(z, t);
     for (auto& in : z.instances) {
       if (in.trip != t) continue;
       const std::uint64_t cur = cur_state_[in.cdev];
@@ -177,11 +181,11 @@ void KernelThermal::step_wise_616(Zone& z) {
 //   level * max_state * weight / (num_trips * total_weight), or
 //   level * max_state / (num_trips * instances) when all weights are 0,
 // in one 64-bit division (6.1 rounded a percentage first); no clamping.
-void KernelThermal::fair_share_616(Zone& z) {
+void KernelThermal::fair_share_73(Zone& z) {
   std::uint64_t level = 0;
   int reached = 0;
   for (std::size_t t = 0; t < z.spec.trips.size(); ++t)
-    if (threshold_616(z, t) <= z.temperature_mc) ++reached;
+    if (threshold_73(z, t) <= z.temperature_mc) ++reached;
   if (reached > 0) level = static_cast<std::uint64_t>(reached - 1);
   const std::uint64_t num_trips = z.spec.trips.size();
   for (std::size_t t = 0; t < z.spec.trips.size(); ++t) {
@@ -218,7 +222,7 @@ void KernelThermal::fair_share_616(Zone& z) {
 // when nobody request power", posted to linux-pm on 24 Oct 2024; in 7.3.4,
 // not in 6.12.117; dated to 6.13/6.14, before 6.16). The governor no longer
 // sets `passive`; sustainable power and gains: see add_zone.
-void KernelThermal::power_allocator_616(Zone& z) {
+void KernelThermal::power_allocator_73(Zone& z) {
   if (z.trip_switch_on && z.temperature_mc < z.spec.trips[*z.trip_switch_on].temp.mc()) {
     z.err_integral = 0;
     z.prev_err = 0;
