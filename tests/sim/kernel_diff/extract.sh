@@ -1,29 +1,67 @@
 #!/bin/sh
-# Extracts the Linux 6.1 sources the differential test builds from Debian's
-# linux-source-6.1 tarball into $2 (kept as a cache across runs), then
-# generates two translation units from whole, unmodified functions:
-#  core_update.c    thermal_core.c's update path (thermal_zone_device_update
-#                   and the static functions it calls);
+# Extracts the thermal sources the differential test builds from a
+# linux-source tarball into $3 (kept as a cache across runs), then generates
+# from whole, unmodified functions:
+#  core_update.c    thermal_core.c's update path: thermal_zone_device_update
+#                   and the static functions it calls (from 6.13, as 7.3
+#                   has it: __thermal_zone_device_update, the trip lists and
+#                   crossings, and thermal_zone_device_init with
+#                   kdiff_zone_init(), the glue's way to run it);
 #  cooling_types.h  cpufreq_cooling.c's and devfreq_cooling.c's private
 #                   device structs, for the glue to fill in;
 #  cooling_power.c  their power-actor ops (get_requested_power, state2power,
 #                   power2state and helpers), exported as two ops tables.
-# Usage: extract.sh TARBALL OUTDIR
+# KERNEL is run.sh's --kernel: 6.1 (Debian 12's linux-source-6.1) or 7.3
+# (linux-source-7.3, cut down by scripts/fetch-kernel-source.sh).
+# Usage: extract.sh KERNEL TARBALL OUTDIR
 set -eu
-tarball=$1
-out=$2
+kernel=$1
+tarball=$2
+out=$3
 src=$out/src
+# Per kernel: the thermal core's private headers the sources include (6.1's
+# thermal_netlink.h is a stand-in in shim/include; from 6.13 the kernel's
+# own are used), and the update path's functions with the static state and
+# never-called helpers they need.
+case $kernel in
+  6.1)
+    headers=""
+    core_prologue='static atomic_t in_suspend;'
+    core_fns="thermal_zone_device_set_polling monitor_thermal_zone handle_non_critical_trips
+              handle_critical_trips handle_thermal_trip update_temperature
+              thermal_zone_device_is_enabled thermal_zone_device_update"
+    core_epilogue=""
+    ;;
+  7.3)
+    headers="thermal_netlink.h thermal_debugfs.h thermal_thresholds.h"
+    core_prologue='static struct workqueue_struct *thermal_wq;
+/* Never called: the glue reads temperatures without failing. */
+static void thermal_zone_recheck(struct thermal_zone_device *tz, int error)
+{ (void)tz; (void)error; }
+static void thermal_zone_device_check(struct work_struct *work) { (void)work; }'
+    core_fns="thermal_zone_device_set_polling monitor_thermal_zone thermal_get_tz_governor
+              handle_critical_trips move_trip_to_sorted_list move_to_trips_high
+              move_to_trips_reached move_to_trips_invalid thermal_governor_trip_crossed
+              thermal_trip_crossed thermal_zone_handle_trips __thermal_zone_device_update
+              thermal_zone_device_update thermal_zone_device_init"
+    core_epilogue='void kdiff_zone_init(struct thermal_zone_device *tz) { thermal_zone_device_init(tz); }'
+    ;;
+  *) echo "extract.sh: unknown kernel '$kernel' (6.1 or 7.3)" >&2; exit 2 ;;
+esac
+
 if [ ! -f "$src/.complete" ]; then
   rm -rf "$src"
   mkdir -p "$src"
   top=$(tar -tJf "$tarball" | head -n 1 | cut -d/ -f1)
-  tar -xJf "$tarball" -C "$src" --strip-components=1 \
-    "$top/drivers/thermal/gov_step_wise.c" "$top/drivers/thermal/gov_bang_bang.c" \
-    "$top/drivers/thermal/gov_fair_share.c" "$top/drivers/thermal/gov_power_allocator.c" \
-    "$top/drivers/thermal/thermal_helpers.c" "$top/drivers/thermal/thermal_core.c" \
-    "$top/drivers/thermal/thermal_core.h" "$top/drivers/thermal/cpufreq_cooling.c" \
-    "$top/drivers/thermal/devfreq_cooling.c" "$top/include/linux/thermal.h" \
-    "$top/include/uapi/linux/thermal.h" "$top/Makefile"
+  th="$top/drivers/thermal"
+  set --
+  for f in gov_step_wise.c gov_bang_bang.c gov_fair_share.c gov_power_allocator.c \
+           thermal_helpers.c thermal_core.c thermal_core.h cpufreq_cooling.c \
+           devfreq_cooling.c $headers; do
+    set -- "$@" "$th/$f"
+  done
+  tar -xJf "$tarball" -C "$src" --strip-components=1 "$@" \
+    "$top/include/linux/thermal.h" "$top/include/uapi/linux/thermal.h" "$top/Makefile"
   touch "$src/.complete"
 fi
 
@@ -49,12 +87,11 @@ th=$src/drivers/thermal
 {
   echo '#include "thermal_core.h"'
   echo 'static struct thermal_governor *def_governor;'
-  echo 'static atomic_t in_suspend;'
-  for f in thermal_zone_device_set_polling monitor_thermal_zone handle_non_critical_trips \
-           handle_critical_trips handle_thermal_trip update_temperature \
-           thermal_zone_device_is_enabled thermal_zone_device_update; do
+  echo "$core_prologue"
+  for f in $core_fns; do
     fn "$th/thermal_core.c" "$f"
   done
+  [ -z "$core_epilogue" ] || echo "$core_epilogue"
 } > "$out/core_update.c.tmp"
 mv "$out/core_update.c.tmp" "$out/core_update.c"
 

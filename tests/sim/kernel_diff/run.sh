@@ -1,12 +1,12 @@
 #!/bin/sh
-# The kernel differential test (ctest sim_kernel_diff): extracts Linux 6.1's
-# thermal sources from the installed linux-source-6.1 tarball into the build
-# directory, builds them unmodified with the user-space shim into a shared
-# object, and runs kernel_diff_test against it.
-# With --kernel 7.3 (ctest sim_kernel_diff_7.3) the same against a 6.16-or-
-# later tarball (TARBALL "-": the one scripts/fetch-kernel-source.sh keeps)
-# with extract_616.sh, shim616/ (on top of shim/) and kdiff_glue_616.c, checking the
-# simulator's --kernel 7.3 rules.
+# The kernel differential test (ctest sim_kernel_diff, sim_kernel_diff_7.3):
+# extracts a kernel's thermal sources from a linux-source tarball into the
+# build directory (extract.sh), builds them unmodified with the user-space
+# shim and kdiff_glue.c into a shared object, and runs kernel_diff_test
+# against it with the simulator's rules for the same kernel (--kernel).
+#   6.1  Debian 12's installed linux-source-6.1 tarball; shim/.
+#   7.3  TARBALL "-": linux-source-7.3 cut down by
+#        scripts/fetch-kernel-source.sh; shim-7.3/ on top of shim/.
 # Usage: run.sh [--kernel 6.1|7.3] TARBALL WORKDIR CC KERNEL_DIFF_TEST
 #               [SCENARIOS [UPDATES]]
 # Exit: 0 pass, 1 mismatch or build failure, 77 skipped (no tarball, not CI).
@@ -17,9 +17,10 @@ if [ "${1:-}" = --kernel ]; then
   shift 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
+# code: KDIFF_KERNEL for kdiff_glue.c, major * 100 + minor.
 case $kernel in
-  6.1) extract=extract.sh shim=shim glue=kdiff_glue.c fetch="install linux-source-6.1 (scripts/install-deps.sh)" ;;
-  7.3) extract=extract_616.sh shim=shim616 glue=kdiff_glue_616.c fetch="run scripts/fetch-kernel-source.sh" ;;
+  6.1) shim=shim code=601 fetch="install linux-source-6.1 (scripts/install-deps.sh --tests)" ;;
+  7.3) shim=shim-7.3 code=703 fetch="run scripts/fetch-kernel-source.sh (scripts/install-deps.sh --tests)" ;;
   *) echo "sim_kernel_diff: unknown --kernel '$kernel' (6.1 or 7.3)" >&2; exit 2 ;;
 esac
 tarball=$1
@@ -40,15 +41,17 @@ if [ ! -r "$tarball" ]; then
   exit 77
 fi
 
+# Objects are rebuilt every run: the link takes every .o in obj/.
+rm -rf "$work/obj"
 mkdir -p "$work/obj"
-"$here/$extract" "$tarball" "$work"
+"$here/extract.sh" "$kernel" "$tarball" "$work"
 th=$work/src/drivers/thermal
 # -include: the shim stands in for the kernel headers the sources pull in;
 # thermal_core.h and linux/thermal.h are the kernel's own.
 for f in "$th/gov_step_wise.c" "$th/gov_bang_bang.c" "$th/gov_fair_share.c" \
          "$th/gov_power_allocator.c" "$th/thermal_helpers.c" "$work/core_update.c" \
-         "$work/cooling_power.c" "$here/$glue"; do
-  "$cc" -std=gnu11 -O1 -fPIC -w -Werror=implicit-function-declaration \
+         "$work/cooling_power.c" "$here/kdiff_glue.c"; do
+  "$cc" -std=gnu11 -O1 -fPIC -w -Werror=implicit-function-declaration -DKDIFF_KERNEL=$code \
     -include "$here/$shim/kshim.h" -I "$here/$shim/include" -I "$here/shim/include" -I "$here/$shim" \
     -I "$work/src/include" -I "$th" -I "$work" \
     -c "$f" -o "$work/obj/$(basename "$f" .c).o"

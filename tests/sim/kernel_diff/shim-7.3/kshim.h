@@ -1,11 +1,11 @@
 /* The 6.1 shim (../shim/kshim.h) plus what the 6.13+ thermal governors,
  * thermal_helpers.c and update path of thermal_core.c use on top, for the
- * sources the differential test extracts from a 6.16-or-later
- * linux-source tarball at test time (extract_616.sh). Written for this test
+ * sources the differential test extracts from linux-source-7.3 at test
+ * time (run.sh --kernel 7.3, extract.sh). Written for this test
  * from the kernel's documented interfaces; no kernel code is copied here.
  */
-#ifndef KSHIM_616_H
-#define KSHIM_616_H
+#ifndef KSHIM_7_3_H
+#define KSHIM_7_3_H
 
 #include "../shim/kshim.h"
 
@@ -71,4 +71,4 @@ struct completion {
 
 #define trace_thermal_power_actor(...) ((void)0)
 
-#endif /* KSHIM_616_H */
+#endif /* KSHIM_7_3_H */

@@ -2,8 +2,8 @@
  * accessor that 6.13+'s cpufreq_cooling.c and devfreq_cooling.c read the
  * table through (under RCU, a no-op here). No kernel code is copied here.
  */
-#ifndef COOLING_SHIM_616_H
-#define COOLING_SHIM_616_H
+#ifndef COOLING_SHIM_7_3_H
+#define COOLING_SHIM_7_3_H
 
 #include "../shim/cooling_shim.h"
 
@@ -11,4 +11,4 @@
 #define rcu_read_lock() ((void)0)
 #define rcu_read_unlock() ((void)0)
 
-#endif /* COOLING_SHIM_616_H */
+#endif /* COOLING_SHIM_7_3_H */
