@@ -409,7 +409,7 @@ int run_sim(int argc, char** argv) {
   run_cmd->add_option("--governor,-g", ra.governor,
                       "kernel baseline instead of a policy: none, step_wise, bang_bang, "
                       "fair_share, power_allocator");
-  run_cmd->add_option("--kernel", ra.kernel, "the governor's kernel rules: 6.1 or 7.3 (6.13+, as in 7.3)")
+  run_cmd->add_option("--kernel", ra.kernel, "the governor's kernel rules: 6.1 or 7.3 (6.13+)")
       ->capture_default_str();
   run_cmd->add_option("--out,-o", ra.out, "output directory")->capture_default_str();
   run_cmd->add_option("--seed", ra.seed, "sensor-noise seed")->capture_default_str();
@@ -453,7 +453,7 @@ int run_sim(int argc, char** argv) {
                           "workload CSV (repeatable; default: all bundled)");
   compare_cmd->add_option("--policy,-p", ca.policies, "coolhand policy YAML (repeatable)");
   compare_cmd->add_option("--governor,-g", ca.governors, "kernel governor (repeatable)");
-  compare_cmd->add_option("--kernel", ca.kernel, "the governors' kernel rules: 6.1 or 7.3 (6.13+, as in 7.3)")
+  compare_cmd->add_option("--kernel", ca.kernel, "the governors' kernel rules: 6.1 or 7.3 (6.13+)")
       ->capture_default_str();
   auto* compare_md = compare_cmd->add_option("--markdown", ca.markdown,
                                              "also write the table as Markdown to FILE");
