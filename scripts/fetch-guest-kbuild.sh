@@ -4,11 +4,13 @@
 #
 # Debian 12's own kernel is 6.1; the newer one comes from trixie-backports:
 # its image (linux-binary-<kver>: /boot/vmlinuz), headers
-# (linux-headers-<kver> and linux-headers-<base>-common), kbuild tools
-# (linux-kbuild-<base>) and linux-source-<major.minor>. apt runs with a
-# PRIVATE configuration (sources list, lists and cache in a temporary
-# directory), packages are only downloaded and unpacked (dpkg-deb), never
-# installed: the host's apt and dpkg state are not touched.
+# (linux-headers-<kver> and linux-headers-<base>-common) and kbuild tools
+# (linux-kbuild-<base>), downloaded with a PRIVATE apt configuration
+# (scripts/lib/private-apt.sh) and only unpacked (dpkg-deb), never
+# installed: the host's apt and dpkg state are not touched. Its
+# linux-source-<major.minor> is the one scripts/fetch-kernel-source.sh
+# keeps whole in the cache (--full; downloaded there once, shared with the
+# kernel differential test).
 #
 # The trixie kbuild binaries need GLIBC_2.38 (bookworm has 2.36), so
 # objtool and modpost are rebuilt from linux-source (objtool needs
@@ -27,6 +29,9 @@
 #   scripts/fetch-guest-kbuild.sh --make-args   print the extra make arguments
 #   COOLHAND_KBUILD_KVER=7.3.4+deb13-amd64 (default)
 set -euo pipefail
+prog=fetch-guest-kbuild.sh
+# shellcheck source=scripts/lib/private-apt.sh
+. "$(dirname "$0")/lib/private-apt.sh"
 
 cache="${COOLHAND_VM_CACHE:-/var/cache/coolhand-vm}"
 kver="${COOLHAND_KBUILD_KVER:-7.3.4+deb13-amd64}"
@@ -35,12 +40,10 @@ for arg in "$@"; do
   case "$arg" in
     --print) mode=print ;;
     --make-args) mode=make-args ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
-    *) echo "fetch-guest-kbuild.sh: unknown option '$arg'" >&2; exit 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    *) echo "$prog: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
-
-die() { echo "fetch-guest-kbuild.sh: $*" >&2; exit 1; }
 
 base="${kver%-*}"  # 7.3.4+deb13, without the flavour (amd64)
 [ "$base" != "$kver" ] || die "kernel version '$kver' has no flavour suffix"
@@ -61,58 +64,38 @@ if [ "$mode" = make-args ]; then
   exit 0
 fi
 if [ -s "$dest/vmlinuz" ] && [ -e "$dest/.kbuild-complete" ]; then
-  echo "fetch-guest-kbuild.sh: $build already present"
+  echo "$prog: $build already present"
   echo "$build"
   exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && ! { mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; }; then
-  command -v sudo >/dev/null || die "cannot write $cache; set COOLHAND_VM_CACHE or run as root"
-  SUDO=sudo
-fi
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -r "$keyring" ] || die "$keyring missing (debian-archive-keyring)"
+cache_init
 [ -e /usr/include/gelf.h ] || die "libelf-dev missing (objtool is rebuilt from source): scripts/install-deps.sh --vm"
+# linux-source-<series>, whole, from the cache (downloaded there if missing).
+COOLHAND_KSRC_VER="$series" "$(dirname "$0")/fetch-kernel-source.sh" --full >&2
+src_tar="$(COOLHAND_KSRC_VER="$series" "$(dirname "$0")/fetch-kernel-source.sh" --print-full)"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-chmod 0777 "$work"  # apt-get download runs as _apt where it can
-mkdir -p "$work/etc" "$work/lists/partial" "$work/cache/archives/partial" "$work/dl"
-cat >"$work/etc/sources.list" <<SOURCES
-deb [signed-by=$keyring] http://deb.debian.org/debian trixie main
-deb [signed-by=$keyring] http://deb.debian.org/debian trixie-backports main
-SOURCES
-chmod -R a+rwX "$work"
-apt_private=(
-  -o "Dir::Etc::sourcelist=$work/etc/sources.list" -o "Dir::Etc::sourceparts=/nonexistent"
-  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache"
-  -o "Dir::State::status=/var/lib/dpkg/status" -o "APT::Get::List-Cleanup=false"
-)
-echo "fetch-guest-kbuild.sh: reading trixie(-backports) package lists (private apt state)" >&2
-apt-get "${apt_private[@]}" update -qq || die "apt-get update (private trixie lists) failed"
-
+work_init
+private_apt_init
 image_pkg=""
 for p in "linux-binary-$kver" "linux-image-$kver" "linux-image-$kver-unsigned"; do
-  if (cd "$work/dl" && apt-get "${apt_private[@]}" download "$p" >/dev/null 2>&1); then
+  if apt_download "$p"; then
     image_pkg="$p"
+    mv "$work"/dl/*.deb "$work/"
     break
   fi
 done
 [ -n "$image_pkg" ] || die "no image package for $kver in trixie(-backports)"
-for p in "linux-headers-$kver" "linux-headers-$base-common" "linux-kbuild-$base" "linux-source-$series"; do
-  echo "fetch-guest-kbuild.sh: downloading $p" >&2
-  (cd "$work/dl" && apt-get "${apt_private[@]}" download "$p" >/dev/null 2>&1) ||
-    die "cannot download $p from trixie(-backports)"
+for p in "linux-headers-$kver" "linux-headers-$base-common" "linux-kbuild-$base"; do
+  echo "$prog: downloading $p" >&2
+  apt_download "$p" || die "cannot download $p from trixie(-backports)"
+  mv "$work"/dl/*.deb "$work/"
 done
 
 root="$work/root"
 mkdir "$root"
-for deb in "$work"/dl/*.deb; do
-  case "$(basename "$deb")" in
-    linux-source-*) dpkg-deb -x "$deb" "$work/src" ;;
-    *) dpkg-deb -x "$deb" "$root" ;;
-  esac
+for deb in "$work"/*.deb; do
+  dpkg-deb -x "$deb" "$root"
 done
 # linux-binary-* ships the image as /usr/lib/modules/<kver>/vmlinuz,
 # linux-image-* as /boot/vmlinuz-<kver>.
@@ -143,18 +126,18 @@ grep -q "^include $stage/usr/src/linux-headers-$base-common/Makefile" "$hdr_mk" 
   die "unexpected layout of linux-headers-$kver/Makefile"
 
 # objtool and modpost for this host's glibc, from linux-source.
-src_tar="$(ls "$work"/src/usr/src/linux-source-"$series".tar.* | head -n 1)"
-echo "fetch-guest-kbuild.sh: extracting tools/, scripts/ and include/ from $(basename "$src_tar")" >&2
+mkdir "$work/src"
+echo "$prog: extracting tools/, scripts/ and include/ from $(basename "$src_tar")" >&2
 tar -xf "$src_tar" -C "$work/src" "linux-source-$series/tools" "linux-source-$series/scripts" \
   "linux-source-$series/include"
 lsrc="$work/src/linux-source-$series"
-echo "fetch-guest-kbuild.sh: building objtool" >&2
+echo "$prog: building objtool" >&2
 mkdir "$work/objtool"
 make -s -C "$lsrc/tools/objtool" O="$work/objtool" -j2 >"$work/objtool.log" 2>&1 ||
   { cat "$work/objtool.log" >&2; die "objtool build failed"; }
 kb="$stage/usr/lib/linux-kbuild-$base"
 cp "$work/objtool/objtool" "$kb/tools/objtool/objtool.real-x86"
-echo "fetch-guest-kbuild.sh: building modpost" >&2
+echo "$prog: building modpost" >&2
 cp -r "$lsrc/scripts/mod" "$work/modpost"
 mv "$work/modpost/Makefile" "$work/modpost/Kbuild"
 # shellcheck disable=SC2046
@@ -165,11 +148,6 @@ cp "$work/modpost/modpost" "$kb/scripts/mod/modpost.real-lsb-64"
 sed -i "s|$stage/|$dest/|g" "$hdr_mk"
 touch "$stage/.kbuild-complete"
 
-$SUDO mkdir -p "$cache"
-tmpdest="$dest.tmp.$$"
-$SUDO rm -rf "$tmpdest" "$dest"
-$SUDO cp -a "$stage" "$tmpdest"
-$SUDO mv "$tmpdest" "$dest"
-$SUDO chmod -R a+rX "$dest"
-echo "fetch-guest-kbuild.sh: $build ($image_pkg)" >&2
+cache_publish "$stage" "$dest"
+echo "$prog: $build ($image_pkg)" >&2
 echo "$build"

@@ -7,7 +7,9 @@
 # (the host may run any kernel). The image package is downloaded with
 # `apt-get download` and only unpacked (dpkg-deb --fsys-tarfile) into a cache
 # directory: installing it would rebuild an initramfs nobody needs (~40 s)
-# and touch the host's /boot.
+# and touch the host's /boot. Unlike the trixie fetches, apt uses the host's
+# own (bookworm) configuration here, which has the headers' kernel
+# (scripts/lib/private-apt.sh without private_apt_init).
 #
 # Result: $COOLHAND_VM_CACHE/<ver>/vmlinuz (+ config, System.map, and the
 # module tree lib/modules/<ver> for the guest's virtio/9p modules).
@@ -17,18 +19,19 @@
 #   scripts/fetch-guest-kernel.sh --print    print the vmlinuz path, fetch nothing
 #   COOLHAND_VM_CACHE=/some/dir scripts/fetch-guest-kernel.sh
 set -euo pipefail
+prog=fetch-guest-kernel.sh
+# shellcheck source=scripts/lib/private-apt.sh
+. "$(dirname "$0")/lib/private-apt.sh"
 
 cache="${COOLHAND_VM_CACHE:-/var/cache/coolhand-vm}"
 print_only=0
 for arg in "$@"; do
   case "$arg" in
     --print) print_only=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "fetch-guest-kernel.sh: unknown option '$arg'" >&2; exit 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "$prog: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
-
-die() { echo "fetch-guest-kernel.sh: $*" >&2; exit 1; }
 
 # The newest Debian ABI version that has a kbuild tree installed.
 kver=""
@@ -45,58 +48,41 @@ if [ "$print_only" -eq 1 ]; then
   exit 0
 fi
 if [ -s "$vmlinuz" ]; then
-  echo "fetch-guest-kernel.sh: $vmlinuz already present"
+  echo "$prog: $vmlinuz already present"
   exit 0
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && ! { mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; }; then
-  command -v sudo >/dev/null || die "cannot write $cache; set COOLHAND_VM_CACHE or run as root"
-  SUDO=sudo
-fi
-
+cache_init
+work_init
 pkg="linux-image-$kver"
 # Debian also publishes signed builds as linux-image-<ver>-unsigned; either
 # contains the same /boot/vmlinuz-<ver>.
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-# `apt-get download` runs as the _apt user where possible; let it write here.
-chmod 0777 "$work"
-
-download() {
-  apt-get download "$1" >/dev/null 2>&1
-}
-if ! download "$pkg" && ! download "$pkg-unsigned"; then
-  echo "fetch-guest-kernel.sh: $pkg not in the package lists, running apt-get update"
+if ! apt_download "$pkg" && ! apt_download "$pkg-unsigned"; then
+  echo "$prog: $pkg not in the package lists, running apt-get update"
   $SUDO apt-get update -qq || die "apt-get update failed"
-  download "$pkg" || download "$pkg-unsigned" || die "apt-get download $pkg failed"
+  apt_download "$pkg" || apt_download "$pkg-unsigned" || die "apt-get download $pkg failed"
 fi
-deb="$(ls ./*.deb | head -n 1)"
+deb="$(ls "$work"/dl/*.deb | head -n 1)"
 [ -n "$deb" ] || die "no .deb downloaded for $pkg"
 
-mkdir root
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C root \
+root="$work/root"
+mkdir "$root"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$root" \
   "./boot" "./lib/modules/$kver/kernel/drivers/virtio" \
   "./lib/modules/$kver/kernel/net/9p" "./lib/modules/$kver/kernel/fs/9p" \
   "./lib/modules/$kver/kernel/fs/netfs" "./lib/modules/$kver/kernel/fs/fscache" \
-  2>/dev/null || dpkg-deb --fsys-tarfile "$deb" | tar -x -C root ./boot
-[ -s "root/boot/vmlinuz-$kver" ] || die "$deb has no boot/vmlinuz-$kver"
+  2>/dev/null || dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$root" ./boot
+[ -s "$root/boot/vmlinuz-$kver" ] || die "$deb has no boot/vmlinuz-$kver"
 
-tmpdest="$dest.tmp.$$"
-$SUDO mkdir -p "$cache"
-$SUDO rm -rf "$tmpdest"
-$SUDO mkdir -p "$tmpdest"
-$SUDO cp "root/boot/vmlinuz-$kver" "$tmpdest/vmlinuz"
+stage="$work/stage"
+mkdir "$stage"
+cp "$root/boot/vmlinuz-$kver" "$stage/vmlinuz"
 for f in config System.map; do
-  [ -e "root/boot/$f-$kver" ] && $SUDO cp "root/boot/$f-$kver" "$tmpdest/$f"
+  if [ -e "$root/boot/$f-$kver" ]; then cp "$root/boot/$f-$kver" "$stage/$f"; fi
 done
-if [ -d "root/lib/modules/$kver" ]; then
-  $SUDO mkdir -p "$tmpdest/lib/modules"
-  $SUDO cp -a "root/lib/modules/$kver" "$tmpdest/lib/modules/"
+if [ -d "$root/lib/modules/$kver" ]; then
+  mkdir -p "$stage/lib/modules"
+  cp -a "$root/lib/modules/$kver" "$stage/lib/modules/"
 fi
-# Publish atomically so a concurrent run never sees a half-written cache.
-$SUDO rm -rf "$dest"
-$SUDO mv "$tmpdest" "$dest"
-$SUDO chmod -R a+rX "$dest"
-echo "fetch-guest-kernel.sh: $vmlinuz ($pkg)"
+cache_publish "$stage" "$dest"
+echo "$prog: $vmlinuz ($pkg)"

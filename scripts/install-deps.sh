@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # Install every build and test dependency of coolhand from Debian 12's archive
-# (plus, downloaded only, a newer kernel's thermal sources: see below).
+# (plus, downloaded only, newer kernels from trixie-backports: see below).
 # Idempotent: packages already present are skipped by apt-get. Run as root (or
-# with sudo available). Used by both README commands and by .ci/run.
+# with sudo available). Used by both README commands and by .ci/run: the first
+# (scripts/demo.sh) needs no kernel bits, the second (scripts/test-all.sh)
+# passes --tests and --vm.
 #
 #   scripts/install-deps.sh          build + unit/e2e test dependencies
+#   scripts/install-deps.sh --tests  also the kernel sources the kernel differential
+#                                    tests build (linux-source-6.1; linux-source-7.3,
+#                                    downloaded only, scripts/fetch-kernel-source.sh)
 #   scripts/install-deps.sh --vm     also what the qemu tests need (kernel module,
-#                                    user thresholds: acpica-tools' iasl and a
-#                                    trixie-backports kernel, downloaded only)
+#                                    user thresholds: acpica-tools' iasl and
+#                                    trixie-backports kernels, downloaded only);
+#                                    implies --tests
 set -euo pipefail
 
+want_tests=0
 want_vm=0
 for arg in "$@"; do
   case "$arg" in
-    --vm) want_vm=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --tests) want_tests=1 ;;
+    --vm) want_vm=1 want_tests=1 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -36,8 +44,10 @@ pkgs=(
   libarchive-dev  # coolhandctl probe archives, --sysfs-root FILE
   dbus
   munge slurmctld slurmd slurm-client  # tests/slurm: a real single-node Slurm
-  linux-source-6.1  # tests/sim/kernel_diff builds 6.1's governors from it
 )
+if [ "$want_tests" -eq 1 ]; then
+  pkgs+=(linux-source-6.1)  # tests/sim/kernel_diff builds 6.1's governors from it
+fi
 if [ "$want_vm" -eq 1 ]; then
   pkgs+=(linux-headers-amd64 qemu-system-x86 busybox-static cpio kmod acpica-tools
     libelf-dev  # fetch-guest-kbuild.sh rebuilds the 7.3 kbuild's objtool
@@ -56,9 +66,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# A 6.16-or-later kernel's thermal sources for sim_kernel_diff_6.16
-# (linux-source-7.3 from trixie-backports, downloaded only, private apt).
-"$(dirname "$0")/fetch-kernel-source.sh"
+if [ "$want_tests" -eq 1 ]; then
+  # 7.3's sources for sim_kernel_diff_7.3 (linux-source-7.3 from
+  # trixie-backports, downloaded only, private apt; kept whole as well for
+  # fetch-guest-kbuild.sh below, so it is downloaded once).
+  "$(dirname "$0")/fetch-kernel-source.sh"
+fi
 
 if [ "$want_vm" -eq 1 ]; then
   # The guest kernel: take vmlinuz out of Debian's image package without
@@ -66,7 +79,8 @@ if [ "$want_vm" -eq 1 ]; then
   "$(dirname "$0")/fetch-guest-kernel.sh"
   # A kernel with thermal netlink user thresholds (6.13+) for tests/thresholds.
   "$(dirname "$0")/fetch-threshold-kernel.sh"
-  # 7.3 with a kbuild tree coolhand.ko builds against (lockstep_vm_7.3).
+  # 7.3 with a kbuild tree coolhand.ko builds against (lockstep_vm_7.3);
+  # its linux-source-7.3 is the one fetch-kernel-source.sh keeps.
   "$(dirname "$0")/fetch-guest-kbuild.sh" >/dev/null
 fi
 echo "install-deps.sh: all dependencies present"

@@ -64,7 +64,7 @@ if [ "${COOLHAND_SKIP_VM:-0}" = 1 ]; then
 fi
 
 stage "dependencies"
-scripts/install-deps.sh $vm_flag
+scripts/install-deps.sh --tests $vm_flag
 
 stage "release build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOOLHAND_WERROR=ON \
