@@ -899,8 +899,11 @@ int main(int argc, char** argv) {
   if (suite == "hammer-until-unload") return hammer_until_unload(seconds);
 
   const std::map<std::string, void (*)(Tap&)> suites = {
-      {"abi", suite_abi},   {"events", suite_events}, {"thermal", suite_thermal},
-      {"perm", suite_perm}, {"nocrit", suite_nocrit},
+      {"abi", suite_abi},
+      {"events", suite_events},
+      {"thermal", suite_thermal},
+      {"perm", suite_perm},
+      {"nocrit", suite_nocrit},
       {"thermal-thresholds", suite_thermal_thresholds},
       {"hold-across-unload", suite_hold_across_unload},
   };
