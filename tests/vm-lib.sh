@@ -20,6 +20,10 @@
 #       With KVER not installed: the tree scripts/fetch-guest-kbuild.sh put
 #       in the cache (e.g. 7.3.4+deb13-amd64). Skips when missing. Needs
 #       $repo.
+# vm_guest_kernel 6.1|7.3: vm_kernel_headers for a kernel series: 6.1 is
+#       Debian 12's installed headers, 7.3 trixie-backports' kernel
+#       (COOLHAND_KBUILD_KVER, default 7.3.4+deb13-amd64, from
+#       scripts/fetch-guest-kbuild.sh).
 # vm_build_kmod KMOD_SRC OUT: coolhand.ko and coolhand_emul.ko built for
 #       $kver into OUT (Kbuild turns warnings into errors; any other warning
 #       fails too).
@@ -97,6 +101,14 @@ vm_kernel_headers() {
   kvmlinuz="$(dirname "$kdir")/vmlinuz"
   # shellcheck disable=SC2207
   kbuild_args=($("$repo/scripts/fetch-guest-kbuild.sh" --make-args))
+}
+
+vm_guest_kernel() {
+  case "$1" in
+    6.1) vm_kernel_headers ;;
+    7.3) vm_kernel_headers "${COOLHAND_KBUILD_KVER:-7.3.4+deb13-amd64}" ;;
+    *) fail "--kernel $1: only 6.1 (Debian 12) and 7.3 (trixie-backports) are supported" ;;
+  esac
 }
 
 vm_build_kmod() {

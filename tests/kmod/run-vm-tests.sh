@@ -5,10 +5,12 @@
 # initramfs, boot Debian's own kernel in qemu and report the guest's verdict.
 #
 #   run-vm-tests.sh --guest-bin FILE [--daemon-bin FILE] [--work-dir DIR]
-#                   [--kmod-src DIR] [--missing REASON] [--kver KVER]
+#                   [--kmod-src DIR] [--missing REASON] [--kernel 6.1|7.3]
 #
-# --kver: a kernel other than the installed headers' (e.g.
-# 7.3.4+deb13-amd64 from scripts/fetch-guest-kbuild.sh; tests/vm-lib.sh).
+# --kernel 6.1 (default): Debian 12's installed headers and
+# scripts/fetch-guest-kernel.sh's image; 7.3: trixie-backports' kernel with
+# the kbuild tree of scripts/fetch-guest-kbuild.sh (tests/vm-lib.sh,
+# vm_guest_kernel).
 #
 # Without --daemon-bin (a standalone tests/kmod build has no coolhandd) the
 # guest skips its daemon checks and says so; with CI=true that is a failure.
@@ -33,7 +35,7 @@ work=""
 guest_bin=""
 daemon_bin=""
 missing=""
-kver_arg=""
+kernel=6.1
 while [ $# -gt 0 ]; do
   case "$1" in
     --kmod-src) kmod_src="$2"; shift 2 ;;
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
     --guest-bin) guest_bin="$2"; shift 2 ;;
     --daemon-bin) daemon_bin="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    --kver) kver_arg="$2"; shift 2 ;;
+    --kernel) kernel="$2"; shift 2 ;;
     -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "run-vm-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -54,7 +56,7 @@ VM_NAME=run-vm-tests.sh
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
-vm_kernel_headers "$kver_arg"
+vm_guest_kernel "$kernel"
 vm_check_tools
 vmlinuz="$kvmlinuz"
 [ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh, fetch-guest-kbuild.sh)"

@@ -274,6 +274,27 @@ if emul_loaded; then
 	check "rmmod both (nocrit)" unload_both
 fi
 
+# 4b. 6.13+: the module's mirror of the core's private passive count
+#     (zone<N>/thermal_passive) against the kernel's own trip crossings, on
+#     three zones with different trips (passive.cpp). On 6.1 the file is
+#     the core's tz->passive itself.
+case "$(uname -r)" in
+6.1.*) echo "# passive suite not run: on 6.1 thermal_passive reads the core's tz->passive" ;;
+*)
+	check "insmod with three zones of different passive trips" load_both emul_zones=3 \
+		emul_devices=3 emul_kind=cpu,skin,component emul_passive_mc=60000,55000,70000 \
+		emul_passive_hyst_mc=2000,5000,0 emul_alert_mc=50000,0,65000 \
+		emul_alert_hyst_mc=3000,0,1000 emul_binding=0:0,1:1,2:2 emul_governor=step_wise
+	if emul_loaded; then
+		p_start=$(now_cs)
+		suite passive
+		p_cs=$(($(now_cs) - p_start))
+		echo "# passive suite took $((p_cs / 100)).$((p_cs % 100 / 10)) s"
+		check "rmmod both (passive)" unload_both
+	fi
+	;;
+esac
+
 # 5. Invalid module parameters are refused and leave nothing behind.
 check "default_step_mc=0 refused" insmod_must_fail default_step_mc=0
 check "no leftovers after the refused core" [ ! -e /sys/class/coolhand ]
