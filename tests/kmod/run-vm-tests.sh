@@ -19,7 +19,8 @@
 # (headers, qemu, busybox-static, cpio, the guest kernel, the test program).
 # With CI=true a missing prerequisite is a failure instead of a skip.
 # A pass needs both the isa-debug-exit code of a passing guest and the
-# "COOLHAND-VM-RESULT: PASS" marker on the serial console.
+# "COOLHAND-VM-RESULT: PASS" marker on the serial console (vm_boot,
+# tests/vm-lib.sh).
 #
 # Environment: COOLHAND_VM_CACHE (guest kernel cache, see
 # scripts/fetch-guest-kernel.sh), COOLHAND_VM_TIMEOUT (s, default 600),
@@ -72,39 +73,16 @@ vm_build_kmod "$kmod_src" "$work/kmod"
 
 # ---- initramfs: busybox, the modules, the test program, /init
 root="$work/initramfs"
-vm_initramfs_base "$root"
+vm_initramfs_base "$root" "$here/guest/init.sh"
 cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
 cp "$guest_bin" "$root/coolhand_vmtest"
-cp "$here/guest/init.sh" "$root/init"
 if [ -n "$daemon_bin" ]; then
   vm_copy_dynamic "$daemon_bin" "$root" coolhandd
   cp "$here/guest/daemon-policy.yaml" "$root/daemon-policy.yaml"
 fi
-chmod +x "$root/init" "$root/coolhand_vmtest"
+chmod +x "$root/coolhand_vmtest"
 vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
-# ---- boot
-# TCG by default: /dev/kvm exists on some of these machines but hangs the
-# guest (nested virtualisation without the CPU features qemu needs).
-accel=(-accel "${COOLHAND_VM_ACCEL:-tcg}")
-log="$work/serial.log"
-echo "run-vm-tests.sh: booting $vmlinuz (${accel[*]}, ${COOLHAND_VM_SMP:-2} vCPUs)"
-t0=$SECONDS
-set +e
-timeout "${COOLHAND_VM_TIMEOUT:-600}" "$qemu" "${accel[@]}" -m 512 -smp "${COOLHAND_VM_SMP:-2}" \
-  -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 ${COOLHAND_VM_APPEND:-}" \
-  -nographic -no-reboot -net none -monitor none \
-  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
-status=$?
-set -e
-elapsed=$((SECONDS - t0))
-tr -d '\r' <"$log"
-echo "run-vm-tests.sh: qemu exited with $status after ${elapsed}s"
-
-# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
-[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-600}s"
-[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
-grep -q '^COOLHAND-VM-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
-! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
-echo "run-vm-tests.sh: PASS ($(grep -c '^ok ' "$log") checks, VM stage ${elapsed}s)"
+# ---- boot, and the guest's verdict
+vm_boot "$work" "$vmlinuz" "${COOLHAND_VM_TIMEOUT:-600}" "" -smp "${COOLHAND_VM_SMP:-2}"
+echo "run-vm-tests.sh: PASS ($(grep -c '^ok ' "$vm_log") checks, VM stage ${vm_elapsed}s)"
