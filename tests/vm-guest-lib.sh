@@ -78,13 +78,13 @@ vm_check_kernel_log() {
 vm_finish() {
 	if [ "$failed" -eq 0 ] && [ "$n" -gt 0 ]; then
 		echo "COOLHAND-VM-RESULT: PASS ($n checks)"
-		code='\000'
+		code=0
 	else
 		echo "COOLHAND-VM-RESULT: FAIL ($failed of $n checks failed)"
-		code='\001'
+		code=1
 	fi
 	sync
-	printf "$code" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+	printf '%b' "\\00$code" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 	# Only reached without isa-debug-exit.
 	poweroff -f
 }

@@ -8,10 +8,11 @@
 # fail: a real failure.
 # vm_check_tools: qemu, a static busybox, cpio and gzip; sets $qemu and
 #       $busybox.
-# vm_initramfs_base ROOT INIT: an initramfs tree with busybox and its
-#       applets, an /etc/passwd with root and nobody, INIT (the test's
-#       guest/init.sh) as /init and tests/vm-guest-lib.sh, which it sources,
-#       as /vm-guest-lib.sh.
+# vm_initramfs_base ROOT [INIT]: an initramfs tree with busybox and its
+#       applets, an /etc/passwd with root and nobody, tests/vm-guest-lib.sh
+#       as /vm-guest-lib.sh and INIT (the test's guest/init.sh, which
+#       sources it) as /init. INIT is optional only for tests/lockstep, not
+#       converted yet, which installs its own /init.
 # vm_copy_dynamic BIN ROOT DEST: BIN as ROOT/DEST, plus every library ldd
 #       resolves for it and the loader, at the paths ldd names (the loader's
 #       default search path finds them in the guest).
@@ -51,7 +52,7 @@ vm_check_tools() {
 }
 
 vm_initramfs_base() {
-  local root=$1 init=$2 applet
+  local root=$1 init=${2:-} applet
   rm -rf "$root"
   mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
   cp "$busybox" "$root/bin/busybox"
@@ -61,9 +62,11 @@ vm_initramfs_base() {
   done
   echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
   echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
-  cp "$init" "$root/init"
   cp "$vm_lib_dir/vm-guest-lib.sh" "$root/vm-guest-lib.sh"
-  chmod +x "$root/init"
+  if [ -n "$init" ]; then
+    cp "$init" "$root/init"
+    chmod +x "$root/init"
+  fi
 }
 
 vm_copy_dynamic() {

@@ -12,6 +12,7 @@
 # with 1 for pass, 3 for fail). A guest that panics or hangs produces
 # neither, so the runner fails it too. check, wait_for, now_cs, the kernel
 # log checks and the verdict come from /vm-guest-lib.sh (tests/vm-guest-lib.sh).
+# shellcheck source-path=SCRIPTDIR source=../../vm-guest-lib.sh
 . /vm-guest-lib.sh
 vm_guest_start coolhand-kmod
 
@@ -289,6 +290,7 @@ check "rmmod (core only)" rmmod coolhand
 
 # 7. Load/unload cycles, each exercising the platform a little.
 cycle_fail=0
+c_start=$(now_cs)
 i=0
 while [ $i -lt "$CYCLES" ]; do
 	i=$((i + 1))
@@ -302,6 +304,8 @@ while [ $i -lt "$CYCLES" ]; do
 	cat /sys/class/coolhand/zone2/temp1_input >/dev/null || cycle_fail=$((cycle_fail + 1))
 	unload_both || cycle_fail=$((cycle_fail + 1))
 done
+c_cs=$(($(now_cs) - c_start))
+echo "# $CYCLES load/unload cycles took $((c_cs / 100)).$((c_cs % 100 / 10)) s"
 check "$CYCLES load/unload cycles without error" [ "$cycle_fail" -eq 0 ]
 check "both modules unloaded after the cycles" sh -c '! grep -q "^coolhand" /proc/modules'
 check "no zones left in /sys/class/thermal after the cycles" no_emul_thermal

@@ -26,6 +26,7 @@
 # gives check, wait_for and the kernel-log checks): "COOLHAND-VM-RESULT:
 # PASS|FAIL" and isa-debug-exit (qemu exits
 # 1 for pass, 3 for fail). The replay itself runs on the host.
+# shellcheck source-path=SCRIPTDIR source=../../vm-guest-lib.sh
 . /vm-guest-lib.sh
 vm_guest_start coolhand-replay
 

@@ -27,6 +27,7 @@
 # gives check, wait_for and the kernel-log checks): "COOLHAND-VM-RESULT:
 # PASS|FAIL" and isa-debug-exit (qemu exits
 # 1 for pass, 3 for fail); a guest that hangs or panics produces neither.
+# shellcheck source-path=SCRIPTDIR source=../../vm-guest-lib.sh
 . /vm-guest-lib.sh
 vm_guest_start coolhand-thr
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
