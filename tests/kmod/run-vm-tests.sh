@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
     --daemon-bin) daemon_bin="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
     --kernel) kernel="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done

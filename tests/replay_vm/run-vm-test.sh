@@ -31,7 +31,8 @@
 # binaries). With CI=true a missing prerequisite is a failure.
 #
 # Environment: COOLHAND_VM_CACHE (see scripts/fetch-guest-kernel.sh),
-# COOLHAND_VM_TIMEOUT (s, default 180), COOLHAND_VM_ACCEL (default tcg).
+# COOLHAND_VM_TIMEOUT (s, default 180), COOLHAND_VM_ACCEL (default tcg),
+# COOLHAND_VM_APPEND (extra kernel command line).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     --kmod-src) kmod_src="$2"; shift 2 ;;
     --reuse-kmod) reuse_dirs+=("$2"); shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done

@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
     --work-dir) work="$2"; shift 2 ;;
     --kmod-src) kmod_src="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
