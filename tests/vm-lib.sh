@@ -1,28 +1,35 @@
 # Shared by the qemu guest tests (tests/kmod/run-vm-tests.sh,
-# tests/thresholds/run-vm-test.sh); sourced, not run. The caller sets
-# VM_NAME (its script name, for messages) before sourcing.
+# tests/thresholds, tests/resume and tests/replay_vm run-vm-test.sh);
+# sourced, not run. The caller sets VM_NAME (its script name, for messages)
+# before sourcing. The guest side of the same tests is tests/vm-guest-lib.sh.
 #
 # skip: a missing prerequisite: exit 77 (ctest SKIP_RETURN_CODE) locally,
 #       but a failure under CI=true, where nothing may be skipped.
 # fail: a real failure.
 # vm_check_tools: qemu, a static busybox, cpio and gzip; sets $qemu and
 #       $busybox.
-# vm_initramfs_base ROOT: an initramfs tree with busybox and its applets
-#       and an /etc/passwd with root and nobody.
+# vm_initramfs_base ROOT [INIT]: an initramfs tree with busybox and its
+#       applets, an /etc/passwd with root and nobody, tests/vm-guest-lib.sh
+#       as /vm-guest-lib.sh and INIT (the test's guest/init.sh, which
+#       sources it) as /init. INIT is optional only for tests/lockstep, not
+#       converted yet, which installs its own /init.
 # vm_copy_dynamic BIN ROOT DEST: BIN as ROOT/DEST, plus every library ldd
 #       resolves for it and the loader, at the paths ldd names (the loader's
 #       default search path finds them in the guest).
 # vm_pack_initramfs ROOT OUT: a gzipped newc cpio of ROOT.
-# vm_kernel_headers [KVER]: sets $kver, $kdir (the kbuild dir), $kvmlinuz
-#       (the guest image) and $kbuild_args (extra make arguments). Without
-#       KVER: the Debian ABI version whose kbuild tree is installed
-#       (/lib/modules/<ver>/build; scripts/fetch-guest-kernel.sh's image).
-#       With KVER not installed: the tree scripts/fetch-guest-kbuild.sh put
-#       in the cache (e.g. 7.3.4+deb13-amd64). Skips when missing. Needs
-#       $repo.
-# vm_build_kmod KMOD_SRC OUT: coolhand.ko and coolhand_emul.ko built for
-#       $kver into OUT (Kbuild turns warnings into errors; any other warning
-#       fails too).
+# vm_boot WORK VMLINUZ TIMEOUT_S APPEND [QEMU_ARG...]: boot VMLINUZ with
+#       WORK/initramfs.cpio.gz under TCG (COOLHAND_VM_ACCEL), 512 MiB, the
+#       serial console (ttyS0) in WORK/serial.log and printed afterwards,
+#       kernel command line "console=ttyS0 quiet panic=-1 APPEND
+#       $COOLHAND_VM_APPEND", isa-debug-exit, within TIMEOUT_S seconds;
+#       QEMU_ARGs are added (-smp, a second -serial, -acpitable, ...). Then
+#       the verdict: fails unless the guest passed twice, through
+#       isa-debug-exit (qemu exits with (value << 1) | 1, the guest writes 0
+#       on a pass; a panic or hang gives neither) and with the
+#       "COOLHAND-VM-RESULT: PASS" line of tests/vm-guest-lib.sh's
+#       vm_finish, and printed no "not ok" line. Sets $vm_log and
+#       $vm_elapsed (s).
+vm_lib_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 skip() {
   if [ "${CI:-}" = true ]; then
@@ -45,7 +52,7 @@ vm_check_tools() {
 }
 
 vm_initramfs_base() {
-  local root=$1 applet
+  local root=$1 init=${2:-} applet
   rm -rf "$root"
   mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc}
   cp "$busybox" "$root/bin/busybox"
@@ -55,6 +62,11 @@ vm_initramfs_base() {
   done
   echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
   echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
+  cp "$vm_lib_dir/vm-guest-lib.sh" "$root/vm-guest-lib.sh"
+  if [ -n "$init" ]; then
+    cp "$init" "$root/init"
+    chmod +x "$root/init"
+  fi
 }
 
 vm_copy_dynamic() {
@@ -70,6 +82,30 @@ vm_copy_dynamic() {
 
 vm_pack_initramfs() {
   (cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+}
+
+vm_boot() {
+  local work=$1 vmlinuz=$2 timeout_s=$3 append=$4 t0=$SECONDS status
+  shift 4
+  vm_log="$work/serial.log"
+  echo "$VM_NAME: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg}) $*"
+  # TCG by default: /dev/kvm exists on some of these machines but hangs the
+  # guest (nested virtualisation without the CPU features qemu needs).
+  set +e
+  timeout "$timeout_s" "$qemu" -machine pc -accel "${COOLHAND_VM_ACCEL:-tcg}" -m 512 \
+    -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+    -append "console=ttyS0 quiet panic=-1 $append ${COOLHAND_VM_APPEND:-}" \
+    -display none -serial stdio -no-reboot -net none -monitor none \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 "$@" </dev/null >"$vm_log" 2>&1
+  status=$?
+  set -e
+  vm_elapsed=$((SECONDS - t0))
+  tr -d '\r' <"$vm_log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
+  echo "$VM_NAME: qemu exited with $status after ${vm_elapsed}s"
+  [ "$status" -ne 124 ] || fail "guest timed out after ${timeout_s}s"
+  [ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
+  grep -q '^COOLHAND-VM-RESULT: PASS' "$vm_log" || fail "no pass marker on the serial console"
+  ! grep -q '^not ok ' "$vm_log" || fail "failed checks in the guest"
 }
 
 vm_kernel_headers() {
@@ -97,6 +133,14 @@ vm_kernel_headers() {
   kvmlinuz="$(dirname "$kdir")/vmlinuz"
   # shellcheck disable=SC2207
   kbuild_args=($("$repo/scripts/fetch-guest-kbuild.sh" --make-args))
+}
+
+vm_guest_kernel() {
+  case "$1" in
+    6.1) vm_kernel_headers ;;
+    7.3) vm_kernel_headers "${COOLHAND_KBUILD_KVER:-7.3.4+deb13-amd64}" ;;
+    *) fail "--kernel $1: only 6.1 (Debian 12) and 7.3 (trixie-backports) are supported" ;;
+  esac
 }
 
 vm_build_kmod() {

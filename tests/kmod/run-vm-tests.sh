@@ -5,10 +5,12 @@
 # initramfs, boot Debian's own kernel in qemu and report the guest's verdict.
 #
 #   run-vm-tests.sh --guest-bin FILE [--daemon-bin FILE] [--work-dir DIR]
-#                   [--kmod-src DIR] [--missing REASON] [--kver KVER]
+#                   [--kmod-src DIR] [--missing REASON] [--kernel 6.1|7.3]
 #
-# --kver: a kernel other than the installed headers' (e.g.
-# 7.3.4+deb13-amd64 from scripts/fetch-guest-kbuild.sh; tests/vm-lib.sh).
+# --kernel 6.1 (default): Debian 12's installed headers and
+# scripts/fetch-guest-kernel.sh's image; 7.3: trixie-backports' kernel with
+# the kbuild tree of scripts/fetch-guest-kbuild.sh (tests/vm-lib.sh,
+# vm_guest_kernel).
 #
 # Without --daemon-bin (a standalone tests/kmod build has no coolhandd) the
 # guest skips its daemon checks and says so; with CI=true that is a failure.
@@ -17,7 +19,8 @@
 # (headers, qemu, busybox-static, cpio, the guest kernel, the test program).
 # With CI=true a missing prerequisite is a failure instead of a skip.
 # A pass needs both the isa-debug-exit code of a passing guest and the
-# "COOLHAND-VM-RESULT: PASS" marker on the serial console.
+# "COOLHAND-VM-RESULT: PASS" marker on the serial console (vm_boot,
+# tests/vm-lib.sh).
 #
 # Environment: COOLHAND_VM_CACHE (guest kernel cache, see
 # scripts/fetch-guest-kernel.sh), COOLHAND_VM_TIMEOUT (s, default 600),
@@ -33,7 +36,7 @@ work=""
 guest_bin=""
 daemon_bin=""
 missing=""
-kver_arg=""
+kernel=6.1
 while [ $# -gt 0 ]; do
   case "$1" in
     --kmod-src) kmod_src="$2"; shift 2 ;;
@@ -41,8 +44,8 @@ while [ $# -gt 0 ]; do
     --guest-bin) guest_bin="$2"; shift 2 ;;
     --daemon-bin) daemon_bin="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    --kver) kver_arg="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --kernel) kernel="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -54,7 +57,7 @@ VM_NAME=run-vm-tests.sh
 
 # ---- prerequisites
 [ -z "$missing" ] || skip "$missing"
-vm_kernel_headers "$kver_arg"
+vm_guest_kernel "$kernel"
 vm_check_tools
 vmlinuz="$kvmlinuz"
 [ -s "$vmlinuz" ] || skip "guest kernel $vmlinuz missing (scripts/fetch-guest-kernel.sh, fetch-guest-kbuild.sh)"
@@ -70,39 +73,16 @@ vm_build_kmod "$kmod_src" "$work/kmod"
 
 # ---- initramfs: busybox, the modules, the test program, /init
 root="$work/initramfs"
-vm_initramfs_base "$root"
+vm_initramfs_base "$root" "$here/guest/init.sh"
 cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
 cp "$guest_bin" "$root/coolhand_vmtest"
-cp "$here/guest/init.sh" "$root/init"
 if [ -n "$daemon_bin" ]; then
   vm_copy_dynamic "$daemon_bin" "$root" coolhandd
   cp "$here/guest/daemon-policy.yaml" "$root/daemon-policy.yaml"
 fi
-chmod +x "$root/init" "$root/coolhand_vmtest"
+chmod +x "$root/coolhand_vmtest"
 vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
-# ---- boot
-# TCG by default: /dev/kvm exists on some of these machines but hangs the
-# guest (nested virtualisation without the CPU features qemu needs).
-accel=(-accel "${COOLHAND_VM_ACCEL:-tcg}")
-log="$work/serial.log"
-echo "run-vm-tests.sh: booting $vmlinuz (${accel[*]}, ${COOLHAND_VM_SMP:-2} vCPUs)"
-t0=$SECONDS
-set +e
-timeout "${COOLHAND_VM_TIMEOUT:-600}" "$qemu" "${accel[@]}" -m 512 -smp "${COOLHAND_VM_SMP:-2}" \
-  -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 ${COOLHAND_VM_APPEND:-}" \
-  -nographic -no-reboot -net none -monitor none \
-  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
-status=$?
-set -e
-elapsed=$((SECONDS - t0))
-tr -d '\r' <"$log"
-echo "run-vm-tests.sh: qemu exited with $status after ${elapsed}s"
-
-# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
-[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-600}s"
-[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
-grep -q '^COOLHAND-VM-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
-! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
-echo "run-vm-tests.sh: PASS ($(grep -c '^ok ' "$log") checks, VM stage ${elapsed}s)"
+# ---- boot, and the guest's verdict
+vm_boot "$work" "$vmlinuz" "${COOLHAND_VM_TIMEOUT:-600}" "" -smp "${COOLHAND_VM_SMP:-2}"
+echo "run-vm-tests.sh: PASS ($(grep -c '^ok ' "$vm_log") checks, VM stage ${vm_elapsed}s)"

@@ -31,7 +31,8 @@
 # binaries). With CI=true a missing prerequisite is a failure.
 #
 # Environment: COOLHAND_VM_CACHE (see scripts/fetch-guest-kernel.sh),
-# COOLHAND_VM_TIMEOUT (s, default 180), COOLHAND_VM_ACCEL (default tcg).
+# COOLHAND_VM_TIMEOUT (s, default 180), COOLHAND_VM_ACCEL (default tcg),
+# COOLHAND_VM_APPEND (extra kernel command line).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     --kmod-src) kmod_src="$2"; shift 2 ;;
     --reuse-kmod) reuse_dirs+=("$2"); shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -98,39 +99,19 @@ done
 
 # ---- initramfs
 root="$work/initramfs"
-vm_initramfs_base "$root"
+vm_initramfs_base "$root" "$here/guest/init.sh"
 cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
 vm_copy_dynamic "$daemon" "$root" coolhandd
 # Without its debug sections (~40 MB in a RelWithDebInfo build): the
 # initramfs is packed, and unpacked by an emulated CPU, at every run.
 strip --strip-debug "$root/coolhandd"
 cp "$here/guest/policy.yaml" "$root/policy.yaml"
-cp "$here/guest/init.sh" "$root/init"
-chmod +x "$root/init"
 vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
 # ---- boot: ttyS0 is the console (the log), ttyS1 carries the recording.
-log="$work/serial.log"
 ttys1="$work/ttyS1.txt"
-echo "run-vm-test.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg})"
-t0=$SECONDS
-set +e
-timeout "${COOLHAND_VM_TIMEOUT:-180}" "$qemu" -machine pc -accel "${COOLHAND_VM_ACCEL:-tcg}" \
-  -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1" \
-  -display none -serial stdio -serial "file:$ttys1" -no-reboot -net none -monitor none \
-  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
-status=$?
-set -e
-elapsed=$((SECONDS - t0))
-tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
-echo "run-vm-test.sh: qemu exited with $status after ${elapsed}s"
-
-# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
-[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-180}s"
-[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
-grep -q '^COOLHAND-REPLAY-GUEST: PASS' "$log" || fail "no pass marker on the serial console"
-! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
+vm_boot "$work" "$vmlinuz" "${COOLHAND_VM_TIMEOUT:-180}" "" -smp 1 -serial "file:$ttys1"
+log="$vm_log"
 
 # ---- the recording, out of the guest
 rec="$work/guest.chrec"
@@ -190,4 +171,4 @@ cat "$work/mutant.stderr"
 grep -q 'the replay differs from the daemon' "$work/mutant.stderr" ||
   fail "the mutant's failure does not name a differing record"
 
-echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$log") guest checks, $module_events module events, $steps steps replayed exactly; VM stage ${elapsed}s, whole test $SECONDS s)"
+echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$log") guest checks, $module_events module events, $steps steps replayed exactly; VM stage ${vm_elapsed}s, whole test $SECONDS s)"

@@ -14,7 +14,8 @@
 # (kernel headers, qemu, busybox-static, cpio, dbus-daemon, the guest
 # kernel, the binaries). With CI=true a missing prerequisite is a failure.
 # A pass needs both isa-debug-exit's pass code and the
-# "COOLHAND-RESUME-RESULT: PASS" marker on the serial console.
+# "COOLHAND-VM-RESULT: PASS" marker on the serial console (vm_boot,
+# tests/vm-lib.sh).
 #
 # Environment: COOLHAND_VM_CACHE (see scripts/fetch-guest-kernel.sh),
 # COOLHAND_VM_TIMEOUT (s, default 240), COOLHAND_VM_ACCEL (default tcg),
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --work-dir) work="$2"; shift 2 ;;
     --kmod-src) kmod_src="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -67,41 +68,20 @@ vm_build_kmod "$kmod_src" "$work/kmod"
 
 # ---- initramfs
 root="$work/initramfs"
-vm_initramfs_base "$root"
+vm_initramfs_base "$root" "$here/guest/init.sh"
 cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
 vm_copy_dynamic "$daemon" "$root" coolhandd
 vm_copy_dynamic "$ctl" "$root" coolhandctl
 vm_copy_dynamic "$dbus_daemon" "$root" dbus-daemon
 cp "$clocks" "$root/guest_clocks"
 cp "$here/guest/policy.yaml" "$root/policy.yaml"
-cp "$here/guest/init.sh" "$root/init"
-chmod +x "$root/init" "$root/guest_clocks"
+chmod +x "$root/guest_clocks"
 vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
-# ---- boot
-# "-machine pc" (i440fx): its PIIX4 power management offers ACPI S3 once
-# disable_s3=0; SeaBIOS takes the guest back through its wake-up vector.
-# The RTC follows the host clock (qemu's default -rtc clock=host), so it
-# keeps time while the guest sleeps and its alarm wakes the guest.
-log="$work/serial.log"
-echo "run-vm-test.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg}) with S3 enabled"
-t0=$SECONDS
-set +e
-timeout "${COOLHAND_VM_TIMEOUT:-240}" "$qemu" -machine pc -accel "${COOLHAND_VM_ACCEL:-tcg}" \
-  -global PIIX4_PM.disable_s3=0 \
-  -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 ${COOLHAND_VM_APPEND:-}" \
-  -nographic -no-reboot -net none -monitor none \
-  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
-status=$?
-set -e
-elapsed=$((SECONDS - t0))
-tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
-echo "run-vm-test.sh: qemu exited with $status after ${elapsed}s"
-
-# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
-[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-240}s"
-[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
-grep -q '^COOLHAND-RESUME-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
-! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
-echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$log") checks, VM stage ${elapsed}s)"
+# ---- boot, and the guest's verdict
+# vm_boot's "-machine pc" (i440fx): its PIIX4 power management offers ACPI
+# S3 once disable_s3=0; SeaBIOS takes the guest back through its wake-up
+# vector. The RTC follows the host clock (qemu's default -rtc clock=host),
+# so it keeps time while the guest sleeps and its alarm wakes the guest.
+vm_boot "$work" "$vmlinuz" "${COOLHAND_VM_TIMEOUT:-240}" "" -smp 1 -global PIIX4_PM.disable_s3=0
+echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$vm_log") checks, VM stage ${vm_elapsed}s)"

@@ -16,7 +16,8 @@
 # (qemu, busybox-static, cpio, iasl, the guest kernel, the binaries).
 # With CI=true a missing prerequisite is a failure instead of a skip.
 # A pass needs both isa-debug-exit's pass code and the
-# "COOLHAND-THR-RESULT: PASS" marker on the serial console.
+# "COOLHAND-VM-RESULT: PASS" marker on the serial console (vm_boot,
+# tests/vm-lib.sh).
 #
 # Environment: COOLHAND_VM_CACHE and COOLHAND_THR_KVER (see the fetch
 # script), COOLHAND_VM_TIMEOUT (s, default 240), COOLHAND_VM_ACCEL (default
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --work-dir) work="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
     --fallback) fallback=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "run-vm-test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -73,37 +74,17 @@ iasl -p "$work/tz" "$here/guest/tz.asl" >"$work/iasl.log" 2>&1 || {
 
 # ---- initramfs: busybox, coolhandd with its libraries and loader, the probe
 root="$work/initramfs"
-vm_initramfs_base "$root"
+vm_initramfs_base "$root" "$here/guest/init.sh"
 vm_copy_dynamic "$daemon" "$root" coolhandd
 cp "$probe" "$root/thresholds_probe"
 cp "$here/guest/policy.yaml" "$root/policy.yaml"
-cp "$here/guest/init.sh" "$root/init"
-chmod +x "$root/init" "$root/thresholds_probe"
+chmod +x "$root/thresholds_probe"
 vm_pack_initramfs "$root" "$work/initramfs.cpio.gz"
 
-# ---- boot
-# "-machine pc": tz.asl places its CMOS region under \_SB.PCI0.S08.RTC,
-# where this machine type puts the RTC. One vCPU: the machine's two cores
-# are shared.
-log="$work/serial.log"
-echo "run-vm-test.sh: booting $vmlinuz (${COOLHAND_VM_ACCEL:-tcg}), expecting $expect"
-t0=$SECONDS
-set +e
-timeout "${COOLHAND_VM_TIMEOUT:-240}" "$qemu" -machine pc -accel "${COOLHAND_VM_ACCEL:-tcg}" \
-  -m 512 -smp 1 -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 quiet panic=-1 coolhand_expect=$expect ${COOLHAND_VM_APPEND:-}" \
-  -acpitable file="$work/tz.aml" \
-  -nographic -no-reboot -net none -monitor none \
-  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log" 2>&1
-status=$?
-set -e
-elapsed=$((SECONDS - t0))
-tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
-echo "run-vm-test.sh: qemu exited with $status after ${elapsed}s"
-
-# isa-debug-exit: qemu exits with (value << 1) | 1; the guest writes 0 on pass.
-[ "$status" -ne 124 ] || fail "guest timed out after ${COOLHAND_VM_TIMEOUT:-240}s"
-[ "$status" -eq 1 ] || fail "guest did not report a pass through isa-debug-exit (qemu status $status)"
-grep -q '^COOLHAND-THR-RESULT: PASS' "$log" || fail "no pass marker on the serial console"
-! grep -q '^not ok ' "$log" || fail "failed checks in the guest"
-echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$log") checks, VM stage ${elapsed}s)"
+# ---- boot, and the guest's verdict
+# tz.asl places its CMOS region under \_SB.PCI0.S08.RTC, where vm_boot's
+# "-machine pc" puts the RTC. One vCPU: the machine's two cores are shared.
+echo "run-vm-test.sh: expecting $expect"
+vm_boot "$work" "$vmlinuz" "${COOLHAND_VM_TIMEOUT:-240}" "coolhand_expect=$expect" -smp 1 \
+  -acpitable file="$work/tz.aml"
+echo "run-vm-test.sh: PASS ($(grep -c '^ok ' "$vm_log") checks, VM stage ${vm_elapsed}s)"

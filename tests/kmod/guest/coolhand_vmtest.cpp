@@ -3,7 +3,7 @@
 // expect the module loaded with the emulated platform, and all of them
 // write to its sysfs files.
 //
-//   coolhand_vmtest abi|events|thermal|perm|nocrit
+//   coolhand_vmtest abi|events|thermal|perm|nocrit|passive (passive.cpp)
 //   coolhand_vmtest stress-throttle|stress-temp|stress-netlink SECONDS
 //   coolhand_vmtest hold-across-unload|hammer-until-unload SECONDS
 //                   (unload.cpp)
@@ -47,6 +47,7 @@
 
 #include "coolhand.h"
 #include "coolhand_nl.hpp"
+#include "passive.hpp"
 #include "testlib.hpp"
 #include "unload.hpp"
 
@@ -899,8 +900,12 @@ int main(int argc, char** argv) {
   if (suite == "hammer-until-unload") return hammer_until_unload(seconds);
 
   const std::map<std::string, void (*)(Tap&)> suites = {
-      {"abi", suite_abi},   {"events", suite_events}, {"thermal", suite_thermal},
-      {"perm", suite_perm}, {"nocrit", suite_nocrit},
+      {"abi", suite_abi},
+      {"events", suite_events},
+      {"thermal", suite_thermal},
+      {"perm", suite_perm},
+      {"nocrit", suite_nocrit},
+      {"passive", suite_passive},
       {"thermal-thresholds", suite_thermal_thresholds},
       {"hold-across-unload", suite_hold_across_unload},
   };

@@ -22,35 +22,16 @@
 #     a file on the host);
 #  4. SIGTERM: clean exit;
 #  5. the kernel log: the boot marker (positive control), no oops/WARN/BUG.
-# Verdict: "COOLHAND-REPLAY-GUEST: PASS|FAIL" and isa-debug-exit (qemu exits
+# Verdict (vm_finish of /vm-guest-lib.sh, tests/vm-guest-lib.sh, which also
+# gives check, wait_for and the kernel-log checks): "COOLHAND-VM-RESULT:
+# PASS|FAIL" and isa-debug-exit (qemu exits
 # 1 for pass, 3 for fail). The replay itself runs on the host.
-export PATH=/bin:/sbin
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
-dmesg -n 1
-dmesg -c >/dev/null
-DMESG_MARK="coolhand-replay: kernel log positive control"
-echo "$DMESG_MARK" >/dev/kmsg
+# shellcheck source-path=SCRIPTDIR source=../../vm-guest-lib.sh
+. /vm-guest-lib.sh
+vm_guest_start coolhand-replay
 
 E=/sys/devices/coolhand_emul
 LOG=/tmp/coolhandd.log
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {
-	desc=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		sed 's/^/#   /' /tmp/check.out
-	fi
-}
 finish() {
 	if [ "$failed" -ne 0 ]; then
 		echo "# coolhandd log (last 60 lines):"
@@ -58,28 +39,7 @@ finish() {
 		echo "# dmesg:"
 		dmesg | tail -n 40 | sed 's/^/#   /'
 	fi
-	if [ "$failed" -eq 0 ] && [ "$n" -gt 0 ]; then
-		echo "COOLHAND-REPLAY-GUEST: PASS ($n checks)"
-		code='\000'
-	else
-		echo "COOLHAND-REPLAY-GUEST: FAIL ($failed of $n checks failed)"
-		code='\001'
-	fi
-	sync
-	printf "$code" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
-	poweroff -f
-}
-# uptime_ds: CLOCK_BOOTTIME in tenths of a second (/proc/uptime).
-uptime_ds() { cut -d' ' -f1 /proc/uptime | tr -d . | sed 's/.$//'; }
-# wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds
-# or SECONDS have passed; the last attempt's output is kept.
-wait_for() {
-	w_end=$(($(uptime_ds) + $1 * 10))
-	shift
-	until "$@" >/tmp/wait.out 2>&1; do
-		[ "$(uptime_ds)" -lt "$w_end" ] || { cat /tmp/wait.out; return 1; }
-		usleep 100000
-	done
+	vm_finish
 }
 level() { cat "$E/$1/throttling"; }
 # set_temps CPU_MC SKIN_MC: what the emulated sensors report next.
@@ -150,7 +110,5 @@ rc=$?
 check "SIGTERM: clean exit (status $rc)" [ "$rc" -eq 0 ]
 
 # 5. The kernel log.
-dmesg -r >/tmp/dmesg.txt
-check "kernel log captured (positive control: the boot marker is in it)" grep -q "$DMESG_MARK" /tmp/dmesg.txt
-check "dmesg has no oops/WARN/BUG" sh -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection' /tmp/dmesg.txt"
+vm_check_kernel_log
 finish

@@ -23,22 +23,14 @@
 # no thresholds) steps 3-5 check the fallback instead: version 1, no
 # threshold command, sampling events (one per kernel poll) drive the knob,
 # and the zone is still never read on a timer.
-# Verdict: "COOLHAND-THR-RESULT: PASS|FAIL" and isa-debug-exit (qemu exits
+# Verdict (vm_finish of /vm-guest-lib.sh, tests/vm-guest-lib.sh, which also
+# gives check, wait_for and the kernel-log checks): "COOLHAND-VM-RESULT:
+# PASS|FAIL" and isa-debug-exit (qemu exits
 # 1 for pass, 3 for fail); a guest that hangs or panics produces neither.
-export PATH=/bin:/sbin
+# shellcheck source-path=SCRIPTDIR source=../../vm-guest-lib.sh
+. /vm-guest-lib.sh
+vm_guest_start coolhand-thr
 export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
-dmesg -n 1
-# Positive control of the kernel-log checks (step 7): start the log afresh
-# (boot messages are not ours to judge, as in tests/kmod/guest/init.sh) and
-# plant a line the capture must contain, so an empty or unreadable log fails.
-dmesg -c >/dev/null
-DMESG_MARK="coolhand-thr: kernel log positive control"
-echo "$DMESG_MARK" >/dev/kmsg
 
 IDLE_SECONDS=${coolhand_idle_seconds:-6}
 # thresholds (a 6.13+ kernel) or fallback (an older kernel, e.g. 6.1).
@@ -46,42 +38,10 @@ MODE=${coolhand_expect:-thresholds}
 KNOB=/sys/kernel/debug/coolhand/knob
 LOG=/tmp/coolhandd.log
 P=/thresholds_probe
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {
-	desc=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		sed 's/^/#   /' /tmp/check.out
-	fi
-}
 finish() {
 	echo "# coolhandd log:"
 	sed 's/^/#   /' "$LOG" 2>/dev/null
-	if [ "$failed" -eq 0 ] && [ "$n" -gt 0 ]; then
-		echo "COOLHAND-THR-RESULT: PASS ($n checks)"
-		code='\000'
-	else
-		echo "COOLHAND-THR-RESULT: FAIL ($failed of $n checks failed)"
-		code='\001'
-	fi
-	printf "$code" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
-	poweroff -f
-}
-# wait_for SECONDS COMMAND...: poll (every 0.2 s) until COMMAND succeeds.
-wait_for() {
-	tries=$(($1 * 5))
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
-		sleep 0.2
-	done
+	vm_finish
 }
 # CMOS byte 0x50 = temperature in C: one 2-byte write at port 0x70 sets the
 # index and then the data register (/dev/port writes successive ports).
@@ -259,10 +219,6 @@ check "every netlink message from the kernel decoded (counters)" grep -Eq \
 	'thermal netlink: received [1-9][0-9]*, accepted [1-9][0-9]*, spoofed 0, malformed 0, foreign [0-9]+, overruns 0, gaps 0' "$LOG"
 
 # 7. The kernel log.
-dmesg -r >/tmp/dmesg.txt
-check "kernel log captured (positive control: the boot marker is in it)" grep -q "$DMESG_MARK" /tmp/dmesg.txt
-check "dmesg has no oops/WARN/BUG" sh -c "! grep -E 'WARNING:|BUG:|Oops|Call Trace' /tmp/dmesg.txt"
+vm_check_kernel_log
 check "no ACPI errors from the test zone" sh -c "! grep -E 'ACPI (BIOS )?Error' /tmp/dmesg.txt"
-tainted=$(cat /proc/sys/kernel/tainted)
-check "kernel not tainted by a warning or oops (tainted=$tainted)" [ $((tainted & 640)) -eq 0 ]
 finish
