@@ -14,8 +14,9 @@
 #      front_fir, back_skin -> back_fir, when the policy has them);
 #   4. tune: the policy tuned against the FITTED model over the suite
 #      (every bundled workload: hot-ambient, hot-car, gaming-hot and
-#      gaming-charging among them), with the policy's tune: block or, when
-#      it has none, the two PIDs' setpoints and gains;
+#      gaming-charging among them) less the workloads whose bound on the
+#      fitted model says no schedule holds the limit, with the policy's
+#      tune: block or, when it has none, the two PIDs' setpoints and gains;
 #   5. compare: the tuned policy on the TRUE model against the policy as
 #      ported and every kernel governor, with the performance bound.
 # Usage: scripts/port-device.sh [options] MODEL SKELETON POLICY OUTDIR
@@ -184,7 +185,7 @@ open(out, 'w').write(pt)
 EOF
 
 # --- 4. Tune against the fitted model.
-say "4/5 tuning against the fitted model (${#SUITE[@]} workloads, budget ${BUDGET} s)"
+say "4/5 tuning against the fitted model (budget ${BUDGET} s)"
 params=()
 if ! grep -q '^tune:' "$OUT/tune/start.yaml"; then
   for c in skin_pid_cpu skin_pid_gpu; do
@@ -195,9 +196,22 @@ if ! grep -q '^tune:' "$OUT/tune/start.yaml"; then
   grep -q '^  skin_pid_gpu:' "$OUT/tune/start.yaml" && params+=(--param controllers.skin_pid_gpu.kp=0.1..1.5 --param controllers.skin_pid_gpu.ki=0.0005..0.02)
   ((${#params[@]})) || die "$POLICY has no tune: block and no skin_pid_cpu/skin_pid_gpu to tune"
 fi
+# A workload on which no schedule holds the limit on the fitted model (its
+# bound is infeasible: e.g. hot-car's 40 °C cabin) would make every
+# candidate violate; it is tuned for but not held to the limit: left out of
+# the tune's suite, kept in the comparison.
 suite_args=()
-for wl in "${SUITE[@]}"; do suite_args+=(-w "$wl"); done
-"$SIM" tune -p "$OUT/tune/start.yaml" -m "$OUT/fit/model.yaml" "${suite_args[@]}" "${params[@]}" \
+tune_args=()
+for wl in "${SUITE[@]}"; do
+  suite_args+=(-w "$wl")
+  if "$SIM" bound -q -m "$OUT/fit/model.yaml" -w "$wl" >>"$OUT/tune/bounds.out" 2>&1; then
+    tune_args+=(-w "$wl")
+  else
+    say "  $(basename "$wl" .csv): no schedule holds the limit on the fitted model; not in the tune's suite"
+  fi
+done
+((${#tune_args[@]})) || die "no workload of the suite can be held at the limit on the fitted model"
+"$SIM" tune -p "$OUT/tune/start.yaml" -m "$OUT/fit/model.yaml" "${tune_args[@]}" "${params[@]}" \
   "${TUNE_EXTRA[@]}" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
   die "tune failed"
 cat "$OUT/tune/tune.out" >&2
