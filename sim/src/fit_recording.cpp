@@ -159,10 +159,8 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
       if (kind == Kind::slot_map) {
         if (slot_sensor.size() <= r.index) slot_sensor.resize(r.index + 1U, UINT32_MAX);
         slot_sensor[r.index] = r.a;
-      } else if (kind == Kind::port_read && (r.a & kReadOk) != 0) {
-        reading(r.c);
-      } else if (kind == Kind::call_push) {
-        reading(r.c);
+      } else if ((kind == Kind::port_read && (r.a & kReadOk) != 0) || kind == Kind::call_push) {
+        reading(r.c);  // value_mc @24 in both
       } else if (kind == Kind::knob_write && r.d != recorder::kNoValue && r.index < levels.size()) {
         written[r.index] = true;
         levels[r.index].push_back({t, static_cast<double>(r.a)});
