@@ -14,6 +14,7 @@
 #                fuzz_sim_recording     recordings through export and replay --recording
 #                fuzz_sim_skeleton      coolhand-sim fit's skeleton reader and model writer
 #                fuzz_sim_fit_csv       coolhand-sim fit's data binding and prediction
+#                fuzz_sim_fit_recording fit --recording's binding of a recording
 #                fuzz_sim_shard         shard files through coolhand-sim merge's checks
 #                fuzz_tune_params       tune's --param / `tune:` reader and substitution
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
@@ -46,6 +47,7 @@ targets=(
   "fuzz_sim_recording sim recorder/recording.dict recorder/corpus"
   "fuzz_sim_skeleton sim sim/model.dict sim/corpus-skeleton"
   "fuzz_sim_fit_csv sim sim/csv.dict sim/corpus-fit-csv"
+  "fuzz_sim_fit_recording sim recorder/recording.dict sim/corpus-fit-recording"
   "fuzz_sim_shard sim sim/shard.dict sim/corpus-shard"
   "fuzz_tune_params sim config/yaml.dict sim/corpus-tune"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"

@@ -102,10 +102,13 @@ cmake --build build-asan -j "$jobs"
 # closed-loop runs and their LPs, 122 s) are long numeric runs: they run in
 # the release stage only, to keep CI within its time. Their code runs
 # sanitized in the fit unit tests, the other bound tests and the fuzz
-# targets fuzz_sim_fit_csv and fuzz_sim_skeleton.
+# targets fuzz_sim_fit_csv and fuzz_sim_skeleton. So does sim_port_chain (the
+# port chain: recordings, a fit, a tune and compare with bounds; 25 s
+# release): its parts run sanitized in sim_fit's unit tests, the recording
+# replay tests and fuzz_sim_fit_recording.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE 'e2e|slurm' \
-  -E '^(ReleaseStartupMemory[.].*|sim_fit|BoundTest[.]EveryBundledControllerIsAtOrBelowTheBound)$'
+  -E '^(ReleaseStartupMemory[.].*|sim_fit|sim_port_chain|BoundTest[.]EveryBundledControllerIsAtOrBelowTheBound)$'
 
 stage "fuzzing every libFuzzer target (${fuzz_seconds}s in all)"
 scripts/run-fuzz.sh "$fuzz_seconds"

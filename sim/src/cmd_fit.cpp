@@ -8,12 +8,18 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
+#include "coolhand/recorder/file.h"
 #include "coolhand/sim/fit.h"
+#include "coolhand/sim/fit_recording.h"
 #include "coolhand/sim/output.h"
 
 namespace coolhand::sim {
@@ -23,6 +29,9 @@ namespace {
 struct FitArgs {
   std::string skeleton;
   std::vector<std::string> data;
+  std::vector<std::string> recordings;  // coolhandd .chrec files
+  std::vector<std::string> demand;      // the workload of each recording, in order
+  std::string ambient_sensor;
   std::vector<std::string> validate;
   std::string out = "fitted-model.yaml";
   std::string name;
@@ -61,6 +70,35 @@ std::vector<FitSegment> load_all(const std::vector<std::string>& files, const Mo
   for (const auto& f : files) {
     std::vector<config::ConfigError> warnings;
     out.push_back(take(load_fit_csv(f, spec, opt, warnings)));
+    for (const auto& w : warnings) warn(w);
+  }
+  return out;
+}
+
+// Each recording with its workload (the i-th --demand, if any).
+std::vector<FitSegment> load_recordings(const FitArgs& a, const ModelSpec& spec,
+                                        const FitDataOptions& data_opt) {
+  if (!a.demand.empty() && a.demand.size() != a.recordings.size())
+    throw Failure(
+        fmt::format("give one --demand per --recording, in the same order ({} "
+                    "recording(s), {} workload(s))",
+                    a.recordings.size(), a.demand.size()));
+  std::vector<FitSegment> out;
+  for (std::size_t i = 0; i < a.recordings.size(); ++i) {
+    const std::string& path = a.recordings[i];
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Failure(path + ": cannot open: " + std::strerror(errno));
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const auto read = recorder::read_recording(bytes.str());
+    if (read.error) throw Failure(path + ": " + read.error->to_string());
+    RecordingFitOptions opt;
+    opt.step_s = data_opt.step_s;
+    opt.ambient_c = data_opt.ambient_c;
+    opt.ambient_sensor = a.ambient_sensor;
+    if (!a.demand.empty()) opt.demand = take(load_csv_file(a.demand[i]));
+    std::vector<config::ConfigError> warnings;
+    out.push_back(take(bind_fit_recording(*read.recording, path, spec, opt, warnings)));
     for (const auto& w : warnings) warn(w);
   }
   return out;
@@ -183,7 +221,15 @@ int run_fit(const FitArgs& a) {
   FitDataOptions dopt;
   dopt.step_s = a.step_s;
   if (!std::isnan(a.ambient_c)) dopt.ambient_c = a.ambient_c;
-  const auto data = load_all(a.data, skeleton.spec, dopt);
+  if (a.data.empty() && a.recordings.empty()) throw Failure("give --data CSV or --recording FILE");
+  if (!a.ambient_sensor.empty() && !std::isnan(a.ambient_c))
+    throw Failure("give --ambient or --ambient-sensor, not both");
+  if (!a.demand.empty() && a.recordings.empty())
+    throw Failure("--demand goes with --recording (a CSV has <device>_demand columns)");
+  if (!a.ambient_sensor.empty() && a.recordings.empty())
+    throw Failure("--ambient-sensor goes with --recording (a CSV has an ambient_c column)");
+  auto data = load_all(a.data, skeleton.spec, dopt);
+  for (auto& seg : load_recordings(a, skeleton.spec, dopt)) data.push_back(std::move(seg));
   // COLUMN or COLUMN=NODE; COLUMN alone names the node `COLUMN` less `_c`.
   std::vector<ReferenceChannel> refs;
   std::vector<std::string> ref_columns;
@@ -246,11 +292,20 @@ void add_fit_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "fit",
       "learn a device's thermal model from data (CSV: time_s, ambient_c, sensor readings, "
-      "device levels and demands; the simulator's trace.csv works) and a skeleton (a model "
+      "device levels and demands; the simulator's trace.csv works; or coolhandd recordings "
+      "with --recording) and a skeleton (a model "
       "YAML whose unknown numbers are `free`); with --reference-skin also a virtual skin "
       "sensor (policy fir) for it");
   cmd->add_option("--skeleton,-s", args->skeleton, "skeleton model YAML")->required();
-  cmd->add_option("--data,-d", args->data, "data CSV (repeatable: one segment each)")->required();
+  cmd->add_option("--data,-d", args->data, "data CSV (repeatable: one segment each)");
+  cmd->add_option("--recording,-r", args->recordings,
+                  "a coolhandd flight recording (.chrec; repeatable: one segment each): sensors "
+                  "and devices matched by name, levels from its knob writes");
+  cmd->add_option("--demand", args->demand,
+                  "the workload CSV that ran during each --recording (repeatable, in the same "
+                  "order): its demand and, without --ambient, its ambient_c");
+  cmd->add_option("--ambient-sensor", args->ambient_sensor,
+                  "a physical sensor of the recordings that reads the ambient");
   cmd->add_option("--out,-o", args->out, "fitted model YAML")->capture_default_str();
   cmd->add_option("--name", args->name, "name of the fitted model (default: the skeleton's)");
   cmd->add_option("--step", args->step_s, "fit step, s (inputs averaged over it)")

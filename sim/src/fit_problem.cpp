@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <unsupported/Eigen/MatrixFunctions>
 
 namespace coolhand::sim::detail {
@@ -99,12 +100,37 @@ void simulate(const ModelSpec& m, const FitSegment& seg, const std::vector<doubl
       a(s, static_cast<Eigen::Index>(map.node_of_sensor[j])) = 1.0 / m.sensors[j].lag_s;
     }
   const auto nxi = static_cast<Eigen::Index>(nx);
-  Eigen::MatrixXd aug = Eigen::MatrixXd::Zero(nxi + ni + 1, nxi + ni + 1);
-  aug.topLeftCorner(nxi, nxi) = a * seg.step_s;
-  aug.topRightCorner(nxi, ni + 1) = b * seg.step_s;
-  const Eigen::MatrixXd e = aug.exp();
-  const Eigen::MatrixXd ad = e.topLeftCorner(nxi, nxi);
-  const Eigen::MatrixXd bd = e.topRightCorner(nxi, ni + 1);
+  // Fans (`cooling`) add their level's conductance to ambient: one
+  // discretisation per combination of fan levels met, each interval taking
+  // the level each fan spent most of it at.
+  std::vector<std::size_t> fans;
+  for (std::size_t d = 0; d < m.devices.size(); ++d)
+    if (!m.devices[d].cooling.empty()) fans.push_back(d);
+  std::map<std::vector<std::size_t>, std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> discrete;
+  auto discretised = [&](const std::vector<std::size_t>& levels)
+      -> const std::pair<Eigen::MatrixXd, Eigen::MatrixXd>& {
+    auto it = discrete.find(levels);
+    if (it != discrete.end()) return it->second;
+    Eigen::MatrixXd af = a;
+    Eigen::MatrixXd bf = b;
+    for (std::size_t f = 0; f < fans.size(); ++f)
+      for (const auto& c : m.devices[fans[f]].cooling) {
+        const auto i = static_cast<Eigen::Index>(node_of(m, c.node));
+        const double g = c.to_ambient_w_per_k[levels[f]];
+        const double cap = m.nodes[static_cast<std::size_t>(i)].capacity_j_per_k;
+        af(i, i) -= g / cap;
+        bf(i, ni) += g / cap;
+      }
+    Eigen::MatrixXd aug = Eigen::MatrixXd::Zero(nxi + ni + 1, nxi + ni + 1);
+    aug.topLeftCorner(nxi, nxi) = af * seg.step_s;
+    aug.topRightCorner(nxi, ni + 1) = bf * seg.step_s;
+    const Eigen::MatrixXd e = aug.exp();
+    return discrete
+        .emplace(levels, std::make_pair(Eigen::MatrixXd(e.topLeftCorner(nxi, nxi)),
+                                        Eigen::MatrixXd(e.topRightCorner(nxi, ni + 1))))
+        .first->second;
+  };
+  std::vector<std::size_t> fan_levels(fans.size(), 0);
 
   const std::size_t count = seg.time_s.size();
   Eigen::VectorXd x(nxi);
@@ -146,6 +172,14 @@ void simulate(const ModelSpec& m, const FitSegment& seg, const std::vector<doubl
         u(static_cast<Eigen::Index>(heat_node[d][h])) +=
             m.devices[d].heat[h].share * device_power[d][k];
     u(ni) = seg.ambient_c[k];
+    for (std::size_t f = 0; f < fans.size(); ++f) {
+      const auto& load = seg.load[fans[f]];
+      std::size_t best = 0;
+      for (std::size_t l = 1; l < load.size(); ++l)
+        if (load[l][k] > load[best][k]) best = l;
+      fan_levels[f] = best;
+    }
+    const auto& [ad, bd] = discretised(fan_levels);
     x = ad * x + bd * u;
   }
 }

@@ -37,7 +37,9 @@ std::optional<std::size_t> index_of(const std::vector<std::string>& names,
   return std::nullopt;
 }
 
-// A reading series with the gaps before its first sample filled by it.
+// A reading series as the engine's fir sees it: each reading held until the
+// next (a recording's sparse readings leave gaps), the gap before the first
+// sample filled by it.
 std::vector<double> filled(const std::vector<double>& v) {
   std::vector<double> out = v;
   double first = kNaN;
@@ -46,8 +48,13 @@ std::vector<double> filled(const std::vector<double>& v) {
       first = x;
       break;
     }
-  for (auto& x : out)
-    if (std::isnan(x)) x = first;
+  double held = first;
+  for (auto& x : out) {
+    if (std::isnan(x))
+      x = held;
+    else
+      held = x;
+  }
   return out;
 }
 
@@ -150,6 +157,7 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       const auto end = train_end(seg, options.holdout);
       for (std::size_t k = 0; k < end; ++k) {
         const double y = seg.extra_c[*r][k];
+        if (std::isnan(y)) continue;  // a recording's reference has gaps
         const double w = y > options.hot_c ? options.hot_weight : 1.0;
         features(inputs, k, shift, options.taps, f);
         ata.noalias() += (w * w) * f * f.transpose();
@@ -182,7 +190,8 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       const auto v = evaluate_skin(est, seg, sensor_names);
       const auto end = train_end(seg, options.holdout);
       for (std::size_t k = 0; k < v.size(); ++k)
-        (k < end ? e_train : e_held).push_back(v[k] - seg.extra_c[r][k]);
+        if (!std::isnan(seg.extra_c[r][k]))
+          (k < end ? e_train : e_held).push_back(v[k] - seg.extra_c[r][k]);
     }
     est.train = error_of(est.name, e_train);
     est.held_out = error_of(est.name, e_held);

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -19,11 +20,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
 #include "cmd_fit.h"
 #include "cmd_merge.h"
+#include "cmd_run_record.h"
 #include "cmd_tune.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
@@ -153,6 +156,7 @@ struct RunArgs {
   std::string model, workload, policy, governor, out = "coolhand-sim-out", kernel = "6.1";
   std::uint64_t seed = 1;
   bool no_trace = false;
+  std::string record;  // --record FILE: a coolhandd recording of the loop (cmd_run_record.h)
 };
 
 int cmd_run(const RunArgs& a) {
@@ -163,11 +167,19 @@ int cmd_run(const RunArgs& a) {
   const ModelSpec spec = load_model(model_path);
   Workload workload = load_workload(workload_path, spec);
   std::unique_ptr<Controller> controller;
+  std::optional<RunRecording> recording;
+  std::optional<config::PolicyDocument> doc;
   if (!a.governor.empty()) {
+    if (!a.record.empty())
+      throw Failure("--record needs a policy: a governor runs no coolhandd loop");
     controller = make_governor_controller(spec, parse_governor(a.governor), parse_kernel(a.kernel));
   } else {
     const std::string policy_path = a.policy.empty() ? need_data(kReferencePolicy) : a.policy;
-    auto made = make_policy_controller(spec, load_policy(policy_path), stem(policy_path));
+    doc = load_policy(policy_path);
+    if (!a.record.empty())
+      recording.emplace(policy_path, std::chrono::duration<double>(workload.duration()).count());
+    auto made = make_policy_controller(spec, *doc, stem(policy_path), policy::Delivery::pushed,
+                                       recording ? recording->loop() : LoopRecording{});
     if (auto* e = std::get_if<std::string>(&made)) throw Failure(policy_path + ": " + *e);
     controller = std::move(std::get<std::unique_ptr<Controller>>(made));
   }
@@ -185,6 +197,10 @@ int cmd_run(const RunArgs& a) {
         dir + "/plot.svg"));
   }
   check(write_text(metrics_json(r.metrics), dir + "/metrics.json"));
+  if (recording) {
+    check(recording->write(*doc, a.record));
+    std::cout << fmt::format("recorded {} records to {}\n", recording->records(), a.record);
+  }
   const auto& m = r.metrics;
   std::cout << fmt::format(
       "{} on {} ({}), {:.0f} s simulated:\n"
@@ -414,6 +430,8 @@ int run_sim(int argc, char** argv) {
   run_cmd->add_option("--out,-o", ra.out, "output directory")->capture_default_str();
   run_cmd->add_option("--seed", ra.seed, "sensor-noise seed")->capture_default_str();
   run_cmd->add_flag("--no-trace", ra.no_trace, "write metrics.json only (fastest)");
+  run_cmd->add_option("--record", ra.record,
+                      "also write the policy's loop as a coolhandd flight recording (.chrec)");
 
   std::string rp_policy, rp_trace, rp_recording, rp_out = "coolhand-sim-replay";
   auto* replay_cmd = app.add_subcommand(

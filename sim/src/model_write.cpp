@@ -128,11 +128,22 @@ std::string model_yaml(const ModelSpec& m, std::string_view header_comment) {
   for (const auto& d : m.devices) {
     out += fmt::format("  - name: {}\n    idle_w: {}\n    power_w: {}\n    performance: {}\n",
                        name(d.name), num(d.idle_w), list(d.power_w), list(d.performance));
-    out += "    heat: [";
-    for (std::size_t h = 0; h < d.heat.size(); ++h)
-      out += fmt::format("{}{{node: {}, share: {:.9g}}}", h ? ", " : "", name(d.heat[h].node),
-                         d.heat[h].share);
-    out += fmt::format("]\n    weight: {}\n", num(d.weight));
+    if (!d.heat.empty()) {  // a fan heats nothing: no `heat` key
+      out += "    heat: [";
+      for (std::size_t h = 0; h < d.heat.size(); ++h)
+        out += fmt::format("{}{{node: {}, share: {:.9g}}}", h ? ", " : "", name(d.heat[h].node),
+                           d.heat[h].share);
+      out += "]\n";
+    }
+    if (!d.cooling.empty()) {
+      out += "    cooling: [";
+      for (std::size_t c = 0; c < d.cooling.size(); ++c)
+        out += fmt::format("{}{{node: {}, to_ambient_w_per_k: {}}}", c ? ", " : "",
+                           name(d.cooling[c].node), list(d.cooling[c].to_ambient_w_per_k));
+      out += "]\n";
+    }
+    if (d.default_demand) out += "    default_demand: " + num(*d.default_demand) + "\n";
+    out += fmt::format("    weight: {}\n", num(d.weight));
     if (d.energy_model) out += "    energy_model: true\n";
   }
   if (!m.sensors.empty()) out += "\nsensors:\n";

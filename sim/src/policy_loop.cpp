@@ -16,6 +16,7 @@ struct PolicyLoop::Ports final : policy::SensorPort, policy::KnobPort, policy::W
   std::vector<std::optional<Window>> windows;  // by slot: the window the platform watches
   std::span<const SensorOutput> outputs;       // this model step's samples
   std::span<std::uint32_t> levels;             // this model step's levels, by model device
+  recorder::Ring* ring = nullptr;              // recording: knob writes go here too
 
   policy::SensorRead read(std::size_t slot, bool /*rebind*/) override {
     return {outputs[sensor_of_slot[slot]].reading, {}};
@@ -27,10 +28,17 @@ struct PolicyLoop::Ports final : policy::SensorPort, policy::KnobPort, policy::W
   bool rebind(std::size_t /*device*/) override { return false; }
   bool apply(std::size_t device, std::uint32_t level) override {
     levels[device_of_engine[device]] = level;
+    if (ring) {  // as coolhandd's actuator records the sysfs write and its read-back
+      const auto v = static_cast<std::int32_t>(level);
+      ring->put(recorder::Kind::knob_write, static_cast<std::uint16_t>(device), level, 0, v, v);
+    }
     return true;
   }
   void verify(std::size_t /*device*/) override {}
-  void restore(std::size_t device) override { levels[device_of_engine[device]] = 0; }
+  void restore(std::size_t device) override {
+    levels[device_of_engine[device]] = 0;
+    if (ring) ring->put(recorder::Kind::knob_write, static_cast<std::uint16_t>(device), 0, 0, 0, 0);
+  }
 
   // The EC takes the window as WINDOW_SET does, without a read back.
   bool watch(std::size_t slot, const Window& w) override {
@@ -43,7 +51,8 @@ PolicyLoop::~PolicyLoop() = default;
 
 std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
     const config::PolicyDocument& policy, const std::vector<std::string>& sensors,
-    const std::vector<std::pair<std::string, std::uint32_t>>& devices, const Feed& feed) {
+    const std::vector<std::pair<std::string, std::uint32_t>>& devices, const Feed& feed,
+    const LoopRecording& record) {
   auto compiled = policy::Engine::compile(policy.spec);
   if (!compiled.errors.empty()) {
     const auto& e = compiled.errors.front();
@@ -79,18 +88,26 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
   std::unique_ptr<PolicyLoop> out(new PolicyLoop());
   Ports& p = *ports;
   out->ports_ = std::move(ports);
-  out->loop_ = std::make_unique<policy::ControlLoop>(std::move(compiled.engine), std::move(slots),
-                                                     config, policy::LoopPorts{p, p, p, nullptr});
+  if (record.ring) {
+    p.ring = record.ring;
+    out->recorder_ = std::make_unique<recorder::LoopRecorder>(
+        *record.ring, record.policy_hash, std::move(compiled.engine), slots, config,
+        policy::LoopPorts{p, p, p, nullptr});
+  } else {
+    out->loop_ = std::make_unique<policy::ControlLoop>(std::move(compiled.engine), std::move(slots),
+                                                       config, policy::LoopPorts{p, p, p, nullptr});
+  }
   return out;
 }
 
 std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
-    const config::PolicyDocument& policy, const ModelSpec& model, const Feed& feed) {
+    const config::PolicyDocument& policy, const ModelSpec& model, const Feed& feed,
+    const LoopRecording& record) {
   std::vector<std::string> sensors;
   for (const auto& s : model.sensors) sensors.push_back(s.name);
   std::vector<std::pair<std::string, std::uint32_t>> devices;
   for (const auto& d : model.devices) devices.emplace_back(d.name, d.max_level());
-  auto made = create(policy, sensors, devices, feed);
+  auto made = create(policy, sensors, devices, feed, record);
   if (auto* err = std::get_if<std::string>(&made)) *err += " '" + model.name + "'";
   return made;
 }
@@ -100,10 +117,13 @@ void PolicyLoop::advance(Time now, std::span<const SensorOutput> outputs,
   Ports& p = *ports_;
   p.outputs = outputs;
   p.levels = levels;
+  if (p.ring && p.ring->size() >= p.ring->capacity() / 4 * 3 &&
+      p.ring->capacity() < recorder::Ring::kMaxCapacity)
+    p.ring->resize(p.ring->capacity() * 2);  // between calls: nothing is lost
   if (!started_) {
     started_ = true;
-    loop_->start(now);
-    wake_ = loop_->tick(now);
+    start(now);
+    wake_ = tick(now);
     return;
   }
   bool pushed = false;
@@ -112,10 +132,24 @@ void PolicyLoop::advance(Time now, std::span<const SensorOutput> outputs,
     const SensorOutput& o = outputs[p.sensor_of_slot[slot]];
     const auto& w = p.windows[slot];
     if (!o.sampled || !w || (o.reading > w->low && o.reading < w->high)) continue;
-    loop_->push(slot, o.reading, now);
+    if (recorder_)
+      recorder_->push(slot, o.reading, now);
+    else
+      loop_->push(slot, o.reading, now);
     pushed = true;
   }
-  if (pushed || (wake_ && now >= *wake_)) wake_ = loop_->tick(now);
+  if (pushed || (wake_ && now >= *wake_)) wake_ = tick(now);
+}
+
+void PolicyLoop::start(Time now) {
+  if (recorder_)
+    recorder_->start(now);
+  else
+    loop_->start(now);
+}
+
+std::optional<Time> PolicyLoop::tick(Time now) {
+  return recorder_ ? recorder_->tick(now) : loop_->tick(now);
 }
 
 namespace {
@@ -139,8 +173,8 @@ class LoopController final : public Controller {
 
 std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
     const ModelSpec& model, const config::PolicyDocument& policy, std::string name,
-    policy::Delivery delivery) {
-  auto made = PolicyLoop::create(policy, model, Feed{delivery, {}});
+    policy::Delivery delivery, const LoopRecording& record) {
+  auto made = PolicyLoop::create(policy, model, Feed{delivery, {}}, record);
   if (auto* err = std::get_if<std::string>(&made)) return std::move(*err);
   return std::unique_ptr<Controller>(std::make_unique<LoopController>(
       std::move(std::get<std::unique_ptr<PolicyLoop>>(made)), std::move(name)));

@@ -13,6 +13,12 @@
 //    poll interval, as coolhandd reads a hwmon attribute.
 //  - Reads never fail and knobs always take their level: the model has no
 //    faulty hardware.
+// - Recording (LoopRecording): the loop is a recorder::LoopRecorder on the
+//   caller's ring, so every call, port answer and decision goes into it as
+//   in coolhandd, and each knob write adds a knob_write record as the
+//   daemon's actuator does (written = read back = the level: the simulated
+//   knob takes levels). The ring grows (doubling) between calls when it is
+//   three quarters full, so a run's recording loses nothing.
 // advance() is called once per model step. The loop is ticked when a
 // reading was pushed or the wake-up it asked for is due; like the daemon's
 // timer, a wake-up falls on the first model step at or after it.
@@ -28,6 +34,8 @@
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/policy/loop.h"
+#include "coolhand/recorder/loop_recorder.h"
+#include "coolhand/recorder/ring.h"
 #include "coolhand/sim/model.h"
 
 namespace coolhand::sim {
@@ -36,6 +44,14 @@ namespace coolhand::sim {
 struct Feed {
   policy::Delivery delivery = policy::Delivery::pushed;  // every sensor's, unless
   std::map<std::string, policy::Delivery> per_sensor;    // named here
+};
+
+// Record the loop into `ring` (owned by the caller, outliving the loop), as
+// coolhandd's flight recorder does; `policy_hash` is recorder::policy_hash
+// of the policy file's text (loop_created and checkpoints carry it).
+struct LoopRecording {
+  recorder::Ring* ring = nullptr;
+  std::uint64_t policy_hash = 0;
 };
 
 class PolicyLoop {
@@ -47,9 +63,11 @@ class PolicyLoop {
   // error (as text) names what does not match.
   [[nodiscard]] static std::variant<std::unique_ptr<PolicyLoop>, std::string> create(
       const config::PolicyDocument& policy, const std::vector<std::string>& sensors,
-      const std::vector<std::pair<std::string, std::uint32_t>>& devices, const Feed& feed = {});
+      const std::vector<std::pair<std::string, std::uint32_t>>& devices, const Feed& feed = {},
+      const LoopRecording& record = {});
   [[nodiscard]] static std::variant<std::unique_ptr<PolicyLoop>, std::string> create(
-      const config::PolicyDocument& policy, const ModelSpec& model, const Feed& feed = {});
+      const config::PolicyDocument& policy, const ModelSpec& model, const Feed& feed = {},
+      const LoopRecording& record = {});
   ~PolicyLoop();
   PolicyLoop(const PolicyLoop&) = delete;
   PolicyLoop& operator=(const PolicyLoop&) = delete;
@@ -60,16 +78,21 @@ class PolicyLoop {
   void advance(policy::Time now, std::span<const SensorOutput> outputs,
                std::span<std::uint32_t> levels);
 
-  [[nodiscard]] const policy::ControlLoop& loop() const { return *loop_; }
+  [[nodiscard]] const policy::ControlLoop& loop() const {
+    return recorder_ ? recorder_->loop() : *loop_;
+  }
   // Engine steps so far.
-  [[nodiscard]] std::uint64_t steps() const { return loop_->counters().steps; }
+  [[nodiscard]] std::uint64_t steps() const { return loop().counters().steps; }
 
  private:
   struct Ports;
   PolicyLoop() = default;
+  void start(policy::Time now);
+  std::optional<policy::Time> tick(policy::Time now);
 
   std::unique_ptr<Ports> ports_;
-  std::unique_ptr<policy::ControlLoop> loop_;
+  std::unique_ptr<policy::ControlLoop> loop_;         // not recording, or
+  std::unique_ptr<recorder::LoopRecorder> recorder_;  // recording
   bool started_ = false;
   std::optional<policy::Time> wake_;
 };

@@ -22,6 +22,7 @@
 #include "coolhand/policy/loop.h"
 #include "coolhand/sim/kernel_thermal.h"
 #include "coolhand/sim/model.h"
+#include "coolhand/sim/policy_loop.h"
 #include "coolhand/sim/workload.h"
 
 namespace coolhand::sim {
@@ -52,7 +53,7 @@ class Controller {
 // does not match.
 [[nodiscard]] std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
     const ModelSpec& model, const config::PolicyDocument& policy, std::string name,
-    policy::Delivery delivery = policy::Delivery::pushed);
+    policy::Delivery delivery = policy::Delivery::pushed, const LoopRecording& record = {});
 
 struct SensorStats {
   double max_c = 0;

@@ -1,0 +1,174 @@
+// bind_fit_recording (fit_recording.h) on a small hand-made recording:
+// readings from reads and pushes put sparse on the grid, failed reads and
+// virtual sensors left out, levels from knob writes as time fractions, and
+// the exact errors for what cannot be mapped.
+#include "coolhand/sim/fit_recording.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <variant>
+
+#include "coolhand/recorder/record.h"
+
+namespace coolhand::sim {
+namespace {
+
+using recorder::Kind;
+
+constexpr std::uint64_t kHash = 0x1234;
+constexpr std::uint64_t kSecond = 1'000'000'000;
+
+recorder::Record rec(std::uint64_t t_ns, Kind kind, std::uint16_t index, std::uint32_t a = 0,
+                     std::int64_t b = 0, std::int32_t c = 0, std::int32_t d = 0) {
+  recorder::Record r{};
+  r.t_ns = t_ns;
+  r.kind = static_cast<std::uint16_t>(kind);
+  r.index = index;
+  r.a = a;
+  r.b = b;
+  r.c = c;
+  r.d = d;
+  return r;
+}
+
+// Sensors s_a (physical), virt (a virtual one), s_b (physical); device cpu.
+recorder::Recording recording() {
+  recorder::Recording r;
+  r.policy_hash = kHash;
+  r.meta.sensors = {"s_a", "virt", "s_b"};
+  r.meta.sensor_kinds = {0, 1, 0};
+  r.meta.devices = {"cpu"};
+  r.records = {
+      rec(0, Kind::loop_created, 2, 1, static_cast<std::int64_t>(kHash)),
+      rec(0, Kind::slot_map, 0, 0),
+      rec(0, Kind::slot_map, 1, 2),
+      rec(0, Kind::port_read, 0, 2, 0, 30000),
+      rec(0, Kind::port_read, 1, 2, 0, 31000),
+      rec(kSecond * 3 / 2, Kind::knob_write, 0, 1, 0, 1, 1),
+      rec(kSecond * 22 / 10, Kind::call_push, 0, 0, 2200, 32000),
+      rec(4 * kSecond, Kind::port_read, 1, 0, 0, recorder::kNoValue),  // a failed read
+      rec(5 * kSecond, Kind::port_read, 1, 2, 0, 33000),
+  };
+  return r;
+}
+
+ModelSpec skeleton() {
+  ModelSpec m;
+  m.name = "t";
+  m.nodes = {NodeSpec{"a", 2.0, 0.0, {}}, NodeSpec{"b", 20.0, 0.5, {}}};
+  DeviceModelSpec cpu;
+  cpu.name = "cpu";
+  cpu.power_w = {2.0, 1.0};
+  cpu.performance = {1.0, 0.5};
+  cpu.heat = {HeatShare{"a", 1.0}};
+  m.devices = {cpu};
+  SensorModelSpec a;
+  a.name = "s_a";
+  a.node = "a";
+  SensorModelSpec b;
+  b.name = "s_b";
+  b.node = "b";
+  m.sensors = {a, b};
+  return m;
+}
+
+std::string error_of(const ModelSpec& m, RecordingFitOptions opt,
+                     const recorder::Recording& r = recording()) {
+  std::vector<config::ConfigError> warnings;
+  auto got = bind_fit_recording(r, "r.chrec", m, std::move(opt), warnings);
+  const auto* e = std::get_if<config::ConfigError>(&got);
+  return e ? e->to_string() : "no error";
+}
+
+TEST(FitRecording, ReadingsSparseLevelsAsFractions) {
+  RecordingFitOptions opt;
+  opt.ambient_c = 25.0;
+  std::vector<config::ConfigError> warnings;
+  auto got = bind_fit_recording(recording(), "r.chrec", skeleton(), opt, warnings);
+  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt);
+  const auto& seg = std::get<FitSegment>(got);
+  ASSERT_EQ(seg.time_s.size(), 6U);  // 0..5 s
+  ASSERT_EQ(seg.reading_c.size(), 2U);
+  const auto& sa = seg.reading_c[0];
+  const auto& sb = seg.reading_c[1];
+  EXPECT_DOUBLE_EQ(sa[0], 30.0);
+  EXPECT_TRUE(std::isnan(sa[1]));
+  EXPECT_DOUBLE_EQ(sa[2], 32.0);  // the push at 2.2 s
+  for (std::size_t k = 3; k < 6; ++k) EXPECT_TRUE(std::isnan(sa[k])) << k;
+  EXPECT_DOUBLE_EQ(sb[0], 31.0);
+  for (std::size_t k = 1; k < 5; ++k) EXPECT_TRUE(std::isnan(sb[k])) << k;  // 4 s failed
+  EXPECT_DOUBLE_EQ(sb[5], 33.0);
+  // Level 0 until 1.5 s, then 1; demand 1 (no workload).
+  EXPECT_DOUBLE_EQ(seg.load[0][0][0], 1.0);
+  EXPECT_DOUBLE_EQ(seg.load[0][0][1], 0.5);
+  EXPECT_DOUBLE_EQ(seg.load[0][1][1], 0.5);
+  EXPECT_DOUBLE_EQ(seg.load[0][1][3], 1.0);
+  EXPECT_DOUBLE_EQ(seg.ambient_c[2], 25.0);
+  ASSERT_EQ(warnings.size(), 1U);
+  EXPECT_EQ(warnings[0].to_string(),
+            "r.chrec: warning: no --demand workload: every device's demand taken as 1, so "
+            "power_w is the device's mean power at each level in this use");
+}
+
+TEST(FitRecording, AmbientFromASensorHeld) {
+  ModelSpec m = skeleton();
+  m.sensors.pop_back();  // s_b is the air probe, not a sensor of the skeleton
+  RecordingFitOptions opt;
+  opt.ambient_sensor = "s_b";
+  std::vector<config::ConfigError> warnings;
+  auto got = bind_fit_recording(recording(), "r.chrec", m, opt, warnings);
+  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(m, opt);
+  const auto& seg = std::get<FitSegment>(got);
+  EXPECT_DOUBLE_EQ(seg.ambient_c[0], 31.0);
+  EXPECT_DOUBLE_EQ(seg.ambient_c[4], 31.0);  // held over the failed read
+  // The probe is still a physical sensor the skeleton does not read: an extra column.
+  EXPECT_EQ(seg.extra_names, std::vector<std::string>{"s_b"});
+}
+
+TEST(FitRecording, ExactErrors) {
+  RecordingFitOptions with_ambient;
+  with_ambient.ambient_c = 25.0;
+  ModelSpec m = skeleton();
+  m.sensors[1].name = "s_c";
+  EXPECT_EQ(error_of(m, with_ambient),
+            "r.chrec: no sensor 's_c' of the skeleton in the recording (its physical sensors: "
+            "s_a, s_b)");
+  m = skeleton();
+  m.sensors[1].name = "virt";
+  EXPECT_EQ(error_of(m, with_ambient),
+            "r.chrec: no sensor 'virt' of the skeleton in the recording (its physical sensors: "
+            "s_a, s_b)");
+  m = skeleton();
+  m.devices[0].name = "gpu";
+  EXPECT_EQ(error_of(m, with_ambient),
+            "r.chrec: no device 'gpu' of the skeleton in the recording (its devices: cpu)");
+  EXPECT_EQ(error_of(skeleton(), {}),
+            "r.chrec: a recording has no ambient: give --ambient C, --ambient-sensor NAME or a "
+            "--demand workload with an ambient_c column");
+  RecordingFitOptions air;
+  air.ambient_sensor = "air";
+  EXPECT_EQ(error_of(skeleton(), air),
+            "r.chrec: --ambient-sensor 'air': no physical sensor of that name in the recording "
+            "(its physical sensors: s_a, s_b)");
+  m = skeleton();
+  m.devices[0].power_w = {2.0};
+  m.devices[0].performance = {1.0};
+  EXPECT_EQ(error_of(m, with_ambient),
+            "r.chrec: record 5 (byte 160): knob_write sets device 'cpu' to level 1, but the "
+            "skeleton's has levels 0..0");
+  auto r = recording();
+  r.records[4] = rec(0, Kind::port_read, 1, 0, 0, 31000);  // s_b never reads
+  r.records[8] = rec(5 * kSecond, Kind::port_read, 1, 0, 0, 33000);
+  EXPECT_EQ(error_of(skeleton(), with_ambient, r),
+            "r.chrec: sensor 's_b' has no reading in the recording (no successful port_read or "
+            "call_push of its slot)");
+  r = recording();
+  r.policy_hash = 99;  // the loop ran another policy than the one the header names
+  EXPECT_EQ(error_of(skeleton(), with_ambient, r),
+            "r.chrec: no loop of the policy the recording names starts in it (the ring "
+            "overwrote its start, or every loop ran an older policy): nothing to fit");
+}
+
+}  // namespace
+}  // namespace coolhand::sim

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The port chain on one device, cheaply (issue 13): scripts/port-device.sh
+# on the 10" tablet (sim/data/models/tablet-10.yaml, its skeleton and its
+# hand-ported policy) with short inputs: the excitation and two ordinary-use
+# workloads recorded, a three-workload suite (gaming, gaming-hot at 35 °C,
+# gaming-charging), a small tune. Checks:
+#   - every recording replays exactly (the chain replays the excitation's;
+#     here every one);
+#   - the fitted model's prediction error: each sensor's held-out rms
+#     <= 0.6 °C (the thermocouples' <= 0.2 °C), and on navigation (30 °C, charging), which the fit never
+#     saw, each skin node open loop within 0.5 °C rms of the true one;
+#   - the tuned policy holds its limit on the TRUE model: max skin <= limit
+#     + 0.5 °C on every workload of the suite.
+# And the exact messages of `fit --recording` for what cannot be mapped.
+# Usage: port_chain_test.sh COOLHAND_SIM SOURCE_DIR
+set -euo pipefail
+SIM=$1
+SRC=$2
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/port_chain.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+W=$SRC/sim/data/workloads
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+at_most() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
+rms_of() { awk -v l="$1" '$0 ~ l { for (i = 1; i < NF; ++i) if ($i == "rms") { print $(i + 1); exit } }' "$2"; }
+
+OUT=$TMP/tablet
+"$SRC/scripts/port-device.sh" --sim "$SIM" --time-budget 12 --global 24 --local 12 \
+  --use "$W/gaming.csv" --use "$W/gaming-hot.csv" \
+  --suite "$W/gaming.csv" --suite "$W/gaming-hot.csv" --suite "$W/gaming-charging.csv" \
+  "$SRC/sim/data/models/tablet-10.yaml" "$SRC/sim/data/skeletons/tablet-10.skeleton.yaml" \
+  "$SRC/sim/data/policies/tablet-10.yaml" "$OUT" >"$TMP/chain.out" 2>"$TMP/chain.err" ||
+  { cat "$TMP/chain.err"; fail "port-device.sh failed"; }
+cat "$TMP/chain.out"
+
+for r in "$OUT"/rec/*.chrec; do
+  "$SIM" replay -r "$r" -o "$TMP/rep" >/dev/null || fail "$(basename "$r") does not replay exactly"
+done
+# Each sensor's held-out error within 0.6 °C (cpu_therm and gpu_therm carry
+# 0.3 °C of noise, skin_therm 0.2 °C and 1 °C steps: 0.35 °C rms alone);
+# the thermocouples on the covers within 0.2 °C.
+n=0
+while read -r sensor rms; do
+  n=$((n + 1))
+  lim=0.6
+  [[ $sensor == *_tc ]] && lim=0.2
+  at_most "$rms" $lim || fail "held-out $sensor rms $rms °C (limit $lim)"
+done < <(awk '$1 == "held-out" { for (i = 1; i < NF; ++i) if ($i == "rms") print $2, $(i + 1) }' "$OUT/fit/fit.out")
+((n == 8)) || fail "expected a held-out error for each of the 6 sensors and 2 thermocouples, got $n"
+for node in front_skin back_skin; do
+  r=$(rms_of "skin node $node" "$OUT/fit/fit.out")
+  at_most "$r" 0.5 || fail "fitted model: $node off by ${r:-?} °C rms on navigation (limit 0.5)"
+done
+# The tuned policy's rows of compare on the true model: column 3 is max skin.
+limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
+rows=$(awk '$2 == "policy" && NF > 4' "$OUT/compare/compare.out" | wc -l)
+((rows == 3)) || fail "expected 3 rows of the tuned policy in compare's table, got $rows"
+while read -r scenario skin; do
+  at_most "$skin" "$(awk -v l="$limit" 'BEGIN { print l + 0.5 }')" ||
+    fail "tuned policy: max skin $skin °C on $scenario over the limit $limit + 0.5 (true model)"
+done < <(awk '$2 == "policy" && NF > 4 { print $1, $3 }' "$OUT/compare/compare.out")
+
+# Exact errors of fit --recording.
+REC=$OUT/rec/gaming.chrec
+SKEL=$SRC/sim/data/skeletons/tablet-10.skeleton.yaml
+expect_err() {  # expect_err "MESSAGE" ARGS...: exit 1 and MESSAGE on stderr
+  local want=$1
+  shift
+  if "$SIM" fit -q "$@" -o "$TMP/x.yaml" >/dev/null 2>"$TMP/err"; then
+    fail "fit $* succeeded; expected: $want"
+  elif ! grep -qxF "$want" "$TMP/err"; then
+    fail "fit $*: expected '$want', got '$(cat "$TMP/err")'"
+  fi
+}
+sed 's/name: battery_therm,/name: battery_thrm,/' "$SKEL" >"$TMP/badsensor.yaml"
+expect_err "coolhand-sim: fit: $REC: no sensor 'battery_thrm' of the skeleton in the recording (its physical sensors: front_skin_tc, back_skin_tc, cpu_therm, gpu_therm, modem_therm, charger_therm, skin_therm, battery_therm)" \
+  -s "$TMP/badsensor.yaml" -r "$REC" --ambient 25
+sed 's/- name: modem$/- name: wwan/' "$SKEL" >"$TMP/baddevice.yaml"
+expect_err "coolhand-sim: fit: $REC: no device 'wwan' of the skeleton in the recording (its devices: cpu, gpu, modem, backlight, charger)" \
+  -s "$TMP/baddevice.yaml" -r "$REC" --ambient 25
+expect_err "coolhand-sim: fit: $REC: a recording has no ambient: give --ambient C, --ambient-sensor NAME or a --demand workload with an ambient_c column" \
+  -s "$SKEL" -r "$REC"
+expect_err "coolhand-sim: fit: $REC: --ambient-sensor 'air': no physical sensor of that name in the recording (its physical sensors: front_skin_tc, back_skin_tc, cpu_therm, gpu_therm, modem_therm, charger_therm, skin_therm, battery_therm)" \
+  -s "$SKEL" -r "$REC" --ambient-sensor air
+expect_err "coolhand-sim: fit: give one --demand per --recording, in the same order (2 recording(s), 1 workload(s))" \
+  -s "$SKEL" -r "$REC" -r "$REC" --demand "$W/gaming.csv"
+expect_err "coolhand-sim: fit: give --data CSV or --recording FILE" -s "$SKEL"
+head -c 100 "$REC" >"$TMP/cut.chrec"
+hs=$(od -An -tu4 -j12 -N4 "$REC" | tr -d ' ')  # the header's size (u32 at byte 12)
+expect_err "coolhand-sim: fit: $TMP/cut.chrec: byte 12: header size $hs is outside [72, 100] (the file's size)" \
+  -s "$SKEL" -r "$TMP/cut.chrec" --ambient 25
+"$SIM" fit -q -s "$SKEL" -r "$REC" --ambient 25 --max-iterations 1 -o "$TMP/x.yaml" >/dev/null 2>"$TMP/warn"
+grep -qxF "coolhand-sim: $REC: warning: no --demand workload: every device's demand taken as 1, so power_w is the device's mean power at each level in this use" "$TMP/warn" ||
+  fail "no warning for a recording without --demand: $(cat "$TMP/warn")"
+"$SIM" run -m "$OUT/lab/model.yaml" -g none -w "$W/gaming.csv" --record "$TMP/x.chrec" -o "$TMP/g" 2>"$TMP/err" >/dev/null &&
+  fail "run --record with a governor succeeded"
+grep -qxF "coolhand-sim: --record needs a policy: a governor runs no coolhandd loop" "$TMP/err" ||
+  fail "run --record -g: $(cat "$TMP/err")"
+
+((fails == 0)) || { echo "$fails check(s) failed"; exit 1; }
+echo "port chain: all checks passed"
