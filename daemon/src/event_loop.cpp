@@ -217,7 +217,10 @@ int EventLoop::run_lockstep() {
         busy = true;
       }
     }
-    if (!write_all(lockstep_fd_, "ok " + std::to_string(to->count()) + "\n")) {
+    // The answer names the armed deadline, so a driver may skip the steps
+    // before it in which it raises no event (the daemon would do nothing).
+    const std::string next = deadline_ ? std::to_string(deadline_->count()) : "-";
+    if (!write_all(lockstep_fd_, "ok " + std::to_string(to->count()) + " " + next + "\n")) {
       std::fprintf(stderr, "<3>coolhandd: lockstep: write: %s\n", std::strerror(errno));
       return 1;
     }

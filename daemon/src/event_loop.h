@@ -74,7 +74,9 @@ class EventLoop {
   //     2. now = T; pending events (netlink, signals) are dispatched, then
   //        the timer fires while its deadline is <= T, repeated until
   //        neither is left (a handler's knob write may raise an event);
-  //     3. the loop answers "ok <T>\n": every write of this step is done.
+  //     3. the loop answers "ok <T> <D>\n", D the armed deadline in ms or
+  //        "-" for none: every write of this step is done, and nothing will
+  //        happen before D unless an event arrives.
   //   end of file: the loop ends with exit code 0, as after SIGTERM.
   // A malformed line ends run() with exit code 1. Call it once, before
   // anything reads the clock; the loop's destructor makes the clocks real

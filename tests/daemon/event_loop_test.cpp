@@ -91,12 +91,12 @@ TEST(LockstepClock, TimerFiresAtEachVirtualDeadline) {
   ASSERT_TRUE(loop->set_timer(Time(250)));
   int code = -1;
   std::thread driver([&] {
-    EXPECT_EQ(ch.send("advance 100"), "ok 100");
-    EXPECT_TRUE(seen.take().empty());  // 250 is not due at 100
-    EXPECT_EQ(ch.send("advance 1000"), "ok 1000");
+    EXPECT_EQ(ch.send("advance 100"), "ok 100 250");  // armed for 250
+    EXPECT_TRUE(seen.take().empty());                 // and not due at 100
+    EXPECT_EQ(ch.send("advance 1000"), "ok 1000 -");
     // Each expiry at its own deadline, not at the advanced time.
     EXPECT_EQ(seen.take(), (std::vector<std::string>{"timer@250", "timer@550", "timer@850"}));
-    EXPECT_EQ(ch.send("advance 5000"), "ok 5000");
+    EXPECT_EQ(ch.send("advance 5000"), "ok 5000 -");
     EXPECT_TRUE(seen.take().empty());  // not re-armed after the third
     ch.hang_up();
   });
@@ -125,10 +125,10 @@ TEST(LockstepClock, EventsAtTheAdvancedTimeBetweenEarlierAndDueTimers) {
   ASSERT_TRUE(loop->set_timer(Time(400)));
   std::thread driver([&] {
     ASSERT_EQ(::write(pipe_fds[1], "a", 1), 1);  // pending before the advance
-    EXPECT_EQ(ch.send("advance 500"), "ok 500");
+    EXPECT_EQ(ch.send("advance 500"), "ok 500 -");
     EXPECT_EQ(seen.take(), (std::vector<std::string>{"timer@400", "event a@500", "timer@500"}));
     ASSERT_EQ(::write(pipe_fds[1], "b", 1), 1);
-    EXPECT_EQ(ch.send("advance 500"), "ok 500");  // the same time again is allowed
+    EXPECT_EQ(ch.send("advance 500"), "ok 500 -");  // the same time again is allowed
     EXPECT_EQ(seen.take(), (std::vector<std::string>{"event b@500", "timer@500"}));
     ch.hang_up();
   });
@@ -143,7 +143,7 @@ TEST(LockstepClock, ExitFromAHandlerEndsTheLoopWithItsCode) {
   auto loop = lockstep_loop(ch);
   loop->on_timer([&] { loop->exit(7); });
   ASSERT_TRUE(loop->set_timer(Time(200)));
-  std::thread driver([&] { EXPECT_EQ(ch.send("advance 300"), "ok 300"); });
+  std::thread driver([&] { EXPECT_EQ(ch.send("advance 300"), "ok 300 -"); });
   EXPECT_EQ(loop->run(), 7);
   driver.join();
 }
@@ -153,7 +153,7 @@ TEST(LockstepClock, MalformedOrBackwardLinesEndTheLoopWithAnError) {
     Channel ch;
     auto loop = lockstep_loop(ch);
     std::thread driver([&] {
-      EXPECT_EQ(ch.send("advance 100"), "ok 100");
+      EXPECT_EQ(ch.send("advance 100"), "ok 100 -");
       EXPECT_EQ(ch.send(bad), "") << bad;  // no answer: the loop ended
     });
     EXPECT_EQ(loop->run(), 1) << bad;
