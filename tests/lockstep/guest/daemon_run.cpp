@@ -12,7 +12,9 @@
 //  3. every device's level is read from throttle<d>/throttling and each
 //     zone's new window from sensor<i>/window;
 //  4. the model steps with those levels (sim::run).
-// Step 2-3 are skipped when no write of step 1 interrupted and the
+// A write is skipped when the zone holds that value already and it lies
+// inside the window (the module would do nothing with it). Steps 2-3 are
+// skipped when no write of step 1 interrupted and the
 // daemon's deadline lies after t: the daemon would do nothing (its loop
 // wakes only for events and its timer), so the levels stand. At t = 0 the
 // zones get their first readings before the daemon starts, which reads
@@ -49,17 +51,18 @@ struct EmulZone {
   std::size_t sensor = 0;  // model sensor index
   SysFile temp, window;
   long low_mc = 0, high_mc = 0;  // the window programmed in the EC
+  long written_mc = 0;           // the value last written to temp
 };
 
 class DaemonController final : public sim::Controller {
  public:
   DaemonController(const sim::ModelSpec& model, const DaemonLayout& layout,
                    std::vector<std::string> argv, std::string log)
-      : argv_(std::move(argv)), log_(std::move(log)) {
+      : argv_(std::move(argv)), log_(std::move(log)), step_(model.time_step) {
     for (std::size_t z = 0; z < layout.zone_sensor.size(); ++z) {
       const fs::path s = fs::path(kEmul) / ("sensor" + std::to_string(z));
       zones_.push_back(EmulZone{layout.zone_sensor[z], SysFile(s / "temp", O_WRONLY),
-                                SysFile(s / "window", O_RDONLY), 0, 0});
+                                SysFile(s / "window", O_RDONLY), 0, 0, 0});
     }
     for (std::size_t d = 0; d < model.devices.size(); ++d)
       levels_.emplace_back(fs::path(kEmul) / ("throttle" + std::to_string(d)) / "throttling",
@@ -88,8 +91,14 @@ class DaemonController final : public sim::Controller {
       const auto& o = outputs[z.sensor];
       if (pid_ > 0 && !o.sampled) continue;
       const long mc = o.reading.mc();
+      const bool outside = mc <= z.low_mc || mc >= z.high_mc;
+      // Writing the value the sensor already holds, inside the window,
+      // changes nothing in the module (no interrupt): skipped, it saves
+      // most writes of the 1 °C-quantised on-die sensors.
+      if (pid_ > 0 && !outside && z.written_mc == mc) continue;
       z.temp.write(std::to_string(mc));
-      interrupted |= mc <= z.low_mc || mc >= z.high_mc;
+      z.written_mc = mc;
+      interrupted |= outside;
     }
     if (pid_ <= 0) {
       start();
@@ -172,12 +181,19 @@ class DaemonController final : public sim::Controller {
     if (!(in >> ok >> at >> next) || ok != "ok" || at != now.count())
       die("coolhandd: unexpected lockstep answer '" + answer + "' to " + line);
     next_.reset();
-    if (next != "-") next_ = Time(std::stoll(next));
+    if (next != "-") {
+      next_ = Time(std::stoll(next));
+      ++deadlines_;
+      // The daemon fires at its deadline, the simulator's loop at the
+      // first step at or after it: they agree only on the step grid.
+      if (next_->count() % step_.count() != 0) ++off_grid_;
+    }
     ++advances_;
   }
 
   std::vector<std::string> argv_;
   std::string log_;
+  policy::Millis step_;  // the model's time step
   std::vector<EmulZone> zones_;
   std::vector<SysFile> levels_;
   pid_t pid_ = -1;
@@ -185,6 +201,14 @@ class DaemonController final : public sim::Controller {
   std::string buf_;
   std::optional<Time> next_;
   std::uint64_t advances_ = 0;
+  std::uint64_t deadlines_ = 0, off_grid_ = 0;  // timer deadlines the daemon armed
+
+ public:
+  // "<n> of <m> timer deadlines off the model's step grid".
+  [[nodiscard]] std::string grid_note() const {
+    return std::to_string(off_grid_) + " of " + std::to_string(deadlines_) +
+           " timer deadlines off the " + std::to_string(step_.count()) + " ms step grid";
+  }
 };
 
 std::string read_text(const std::string& path) {
@@ -210,6 +234,7 @@ int cmd_daemon_run(const sim::ModelSpec& spec, const std::string& policy_path,
   sim::ThermalModel model(spec, seed);
   const auto result = sim::run(model, std::get<sim::Workload>(bound), controller);
   controller.finish();
+  std::cout << "LOCKSTEP-NOTE " << label << ": " << controller.grid_note() << "\n";
   write_trace(std::cout, label, result);
   return 0;
 }
