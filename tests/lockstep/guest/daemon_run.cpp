@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -160,6 +161,7 @@ class DaemonController final : public sim::Controller {
   }
 
   void advance(Time now) {
+    const auto t0 = std::chrono::steady_clock::now();
     const std::string line = "advance " + std::to_string(now.count()) + "\n";
     if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
       die("coolhandd: lockstep write failed (see " + log_ + ")");
@@ -189,6 +191,7 @@ class DaemonController final : public sim::Controller {
       if (next_->count() % step_.count() != 0) ++off_grid_;
     }
     ++advances_;
+    in_daemon_ += std::chrono::steady_clock::now() - t0;
   }
 
   std::vector<std::string> argv_;
@@ -201,13 +204,19 @@ class DaemonController final : public sim::Controller {
   std::string buf_;
   std::optional<Time> next_;
   std::uint64_t advances_ = 0;
-  std::uint64_t deadlines_ = 0, off_grid_ = 0;  // timer deadlines the daemon armed
+  std::uint64_t deadlines_ = 0, off_grid_ = 0;       // timer deadlines the daemon armed
+  std::chrono::steady_clock::duration in_daemon_{};  // waiting for the daemon's answers
 
  public:
-  // "<n> of <m> timer deadlines off the model's step grid".
+  // "<n> of <m> timer deadlines off the model's step grid; <a> advances,
+  // <ms> ms waiting for the daemon" (where a run's guest time goes).
   [[nodiscard]] std::string grid_note() const {
     return std::to_string(off_grid_) + " of " + std::to_string(deadlines_) +
-           " timer deadlines off the " + std::to_string(step_.count()) + " ms step grid";
+           " timer deadlines off the " + std::to_string(step_.count()) + " ms step grid; " +
+           std::to_string(advances_) + " advances, " +
+           std::to_string(
+               std::chrono::duration_cast<std::chrono::milliseconds>(in_daemon_).count()) +
+           " ms waiting for the daemon";
   }
 };
 
