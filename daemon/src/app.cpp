@@ -453,6 +453,10 @@ int App::run() {
     return kExitSystemError;
   }
   loop_ = std::move(*loop);
+  if (o_.lockstep_fd >= 0) {
+    loop_->use_lockstep(o_.lockstep_fd);
+    log_.info("lockstep clock on fd {} (tests only): virtual time from 0 ms", o_.lockstep_fd);
+  }
   store_ = open_store(o_, log_);
   recorder_ = std::make_unique<FlightRecorder>(doc->daemon.recorder_records, record_dir(o_),
                                                read_boot_id(o_, log_),

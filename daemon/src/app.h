@@ -41,6 +41,9 @@ struct Options {
   std::string netlink = "auto";  // auto: only with the real /sys
   std::string bus = "auto";      // auto: the system bus only with the real /sys
   std::string logind = "auto";   // auto: only with the real /sys (tests: on, a private bus)
+  // Tests only: >= 0 runs the loop on the lockstep clock driven over this
+  // inherited descriptor (EventLoop::use_lockstep; docs/daemon.md).
+  int lockstep_fd = -1;
 };
 
 // Run the daemon until SIGTERM/SIGINT (or one pass with --once).

@@ -55,6 +55,11 @@ int run(int argc, char** argv) {
                  "/sys), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  app.add_option(
+         "--lockstep-fd", o.lockstep_fd,
+         "For testing: run on a virtual clock that a driver advances over this inherited "
+         "descriptor ('advance <ms>' lines, answered 'ok <ms> <next deadline>'; docs/daemon.md)")
+      ->check(CLI::NonNegativeNumber);
   app.set_version_flag("--version", std::string("coolhandd ") + COOLHAND_VERSION);
   CLI11_PARSE(app, argc, argv);
   auto root = cd::SysfsRootArg::open(o.sysfs_root);

@@ -1,9 +1,15 @@
 // The kernel in the loop (issue 14), host side: every run the lockstep
 // guest printed (lockstep_trace.h) is repeated here with the simulator's
 // own kernel baseline (sim::make_governor_controller: the same model, seed,
-// workload and governor) and compared step by step.
+// workload and governor) and compared step by step. A run whose governor is
+// "coolhandd" (the real daemon, guest/daemon_run.cpp) is repeated with the
+// policy given by --policy through the simulator's shared loop
+// (sim::make_policy_controller, every sensor pushed: what `coolhand-sim run
+// --policy` does); its "updates" are the steps the guest woke the daemon
+// on, against the simulator loop's engine steps (not compared).
 //
 //   lockstep_compare LOG MODEL WORKLOAD_DIR [--expect N] [--markdown FILE]
+//                    [--policy FILE]
 //
 // A run agrees when at least 99 % of its steps have identical levels on
 // every device, max skin differs by at most 0.1 °C and performance by at
@@ -15,11 +21,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "coolhand/config/policy_file.h"
 #include "lockstep_trace.h"
 
 namespace sim = coolhand::sim;
@@ -67,22 +75,32 @@ std::string levels_text(const std::vector<std::uint32_t>& v) {
 
 // Label "<kernel>/<governor>/<workload>/<seed>" from the guest's init.sh.
 std::string compare(const ls::RunTrace& k, const sim::ModelSpec& model,
-                    const std::string& workload_dir, Row& row) {
+                    const std::string& workload_dir,
+                    const std::optional<coolhand::config::PolicyDocument>& policy, Row& row) {
   const auto parts = split(k.label, '/');
   if (parts.size() != 4) return "label " + k.label + " is not kernel/governor/workload/seed";
   row.kernel = parts[0];
   row.governor = parts[1];
   row.workload = parts[2];
   row.seed = parts[3];
+  const bool daemon = row.governor == "coolhandd";
   const auto governor = sim::governor_from_string(row.governor);
-  if (!governor) return "unknown governor in " + k.label;
+  if (!governor && !daemon) return "unknown governor in " + k.label;
+  if (daemon && !policy) return k.label + ": a coolhandd run needs --policy";
   auto table = sim::load_csv_file(workload_dir + "/" + row.workload + ".csv");
   if (auto* e = std::get_if<coolhand::config::ConfigError>(&table)) return e->to_string();
   auto bound = sim::Workload::bind(std::get<sim::CsvTable>(std::move(table)), model);
   if (auto* e = std::get_if<coolhand::config::ConfigError>(&bound)) return e->to_string();
   const auto rules = simulator_rules(row.kernel);
   if (!rules) return "kernel " + row.kernel + " in " + k.label + " is neither 6.1 nor 6.13+";
-  auto controller = sim::make_governor_controller(model, *governor, *rules);
+  std::unique_ptr<sim::Controller> controller;
+  if (daemon) {
+    auto made = sim::make_policy_controller(model, *policy, "coolhandd");
+    if (auto* e = std::get_if<std::string>(&made)) return k.label + ": " + *e;
+    controller = std::move(std::get<std::unique_ptr<sim::Controller>>(made));
+  } else {
+    controller = sim::make_governor_controller(model, *governor, *rules);
+  }
   sim::ThermalModel m(model, std::stoull(row.seed));
   const auto s = ls::to_trace(k.label, sim::run(m, std::get<sim::Workload>(bound), *controller));
   if (s.level.size() != k.level.size())
@@ -138,18 +156,21 @@ void write_markdown(std::ostream& out, const std::vector<Row>& rows) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::size_t expect = 0;
-  std::string markdown;
+  std::string markdown, policy_path;
   std::vector<std::string> pos;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--expect" && i + 1 < args.size())
       expect = std::stoul(args[++i]);
     else if (args[i] == "--markdown" && i + 1 < args.size())
       markdown = args[++i];
+    else if (args[i] == "--policy" && i + 1 < args.size())
+      policy_path = args[++i];
     else
       pos.push_back(args[i]);
   }
   if (pos.size() != 3) {
-    std::cerr << "usage: lockstep_compare LOG MODEL WORKLOAD_DIR [--expect N] [--markdown FILE]\n";
+    std::cerr << "usage: lockstep_compare LOG MODEL WORKLOAD_DIR [--expect N] [--markdown FILE] "
+                 "[--policy FILE]\n";
     return 2;
   }
   std::ifstream log(pos[0]);
@@ -168,12 +189,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto& model = std::get<sim::ModelSpec>(loaded);
+  std::optional<coolhand::config::PolicyDocument> policy;
+  if (!policy_path.empty()) {
+    auto r = coolhand::config::load_policy_file(policy_path);
+    for (const auto& e : r.errors) std::cerr << "lockstep_compare: " << e.to_string() << "\n";
+    if (!r.document) return 2;
+    policy = std::move(r.document);
+  }
 
   std::vector<Row> rows;
   int failed = 0;
   for (const auto& k : std::get<std::vector<ls::RunTrace>>(traces)) {
     Row row;
-    if (auto err = compare(k, model, pos[2], row); !err.empty()) {
+    if (auto err = compare(k, model, pos[2], policy, row); !err.empty()) {
       std::cerr << "lockstep_compare: " << err << "\n";
       return 2;
     }

@@ -7,7 +7,17 @@
 #
 #   run-lockstep.sh --guest FILE --compare FILE --kmod-src DIR --data DIR
 #                   [--kernel 6.1|7.3] [--work-dir DIR] [--missing REASON]
-#                   [--markdown FILE]
+#                   [--markdown FILE] [--daemon FILE --policy FILE]
+#                   [--guest-policy FILE]
+#
+# --daemon and --policy add the real coolhandd (issue 14's user_space row):
+# one "coolhandd" run per workload, the daemon on its lockstep clock running
+# --policy with only its sources and knobs remapped to the emulated platform
+# (`lockstep_guest daemon-policy`, generated here at every run and kept as
+# WORK/initramfs/daemon-policy.yaml), compared with the simulator running
+# --policy itself through the shared loop. --guest-policy gives the daemon
+# another policy than the simulator gets (the positive control: a setpoint
+# moved by 1 °C must fail the comparison).
 #
 # --data is sim/data (models/reference-umpc.yaml, workloads/*.csv).
 # --kernel 6.1: Debian 12's installed headers and fetch-guest-kernel.sh's
@@ -18,7 +28,7 @@
 # --markdown also writes the faithfulness table (docs/results.md).
 #
 # Environment: COOLHAND_LOCKSTEP_GOVERNORS (default "step_wise bang_bang
-# fair_share power_allocator"), COOLHAND_LOCKSTEP_WORKLOADS (default
+# fair_share power_allocator", plus "coolhandd" with --daemon), COOLHAND_LOCKSTEP_WORKLOADS (default
 # "gaming gaming-charging navigation gaming-hot"), COOLHAND_LOCKSTEP_SEED
 # (default 1), COOLHAND_VM_TIMEOUT (s, default 540), COOLHAND_VM_ACCEL
 # (default tcg), COOLHAND_VM_CACHE (scripts/fetch-guest-kernel.sh).
@@ -30,6 +40,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 guest="" compare="" kmod_src="" data="" work="" missing="" markdown="" kernel=6.1
+daemon="" policy="" guest_policy=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --guest) guest="$2"; shift 2 ;;
@@ -40,7 +51,10 @@ while [ $# -gt 0 ]; do
     --work-dir) work="$2"; shift 2 ;;
     --missing) missing="$2"; shift 2 ;;
     --markdown) markdown="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --daemon) daemon="$2"; shift 2 ;;
+    --policy) policy="$2"; shift 2 ;;
+    --guest-policy) guest_policy="$2"; shift 2 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "run-lockstep.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +79,14 @@ vmlinuz="$kvmlinuz"
 model="$data/models/reference-umpc.yaml"
 [ -r "$model" ] || fail "no model $model"
 
-governors="${COOLHAND_LOCKSTEP_GOVERNORS:-step_wise bang_bang fair_share power_allocator}"
+default_governors="step_wise bang_bang fair_share power_allocator"
+if [ -n "$daemon" ]; then
+  [ -x "$daemon" ] || skip "coolhandd '$daemon' not built"
+  [ -r "$policy" ] || fail "--daemon needs --policy (the policy coolhandd and the simulator run)"
+  command -v strip >/dev/null || skip "strip not installed (binutils)"
+  default_governors="$default_governors coolhandd"
+fi
+governors="${COOLHAND_LOCKSTEP_GOVERNORS:-$default_governors}"
 workloads="${COOLHAND_LOCKSTEP_WORKLOADS:-gaming gaming-charging navigation gaming-hot}"
 seed="${COOLHAND_LOCKSTEP_SEED:-1}"
 
@@ -79,6 +100,12 @@ root="$work/initramfs"
 vm_initramfs_base "$root"
 cp "$work/kmod/coolhand.ko" "$work/kmod/coolhand_emul.ko" "$root/"
 vm_copy_dynamic "$guest" "$root" lockstep_guest
+if [ -n "$daemon" ]; then
+  vm_copy_dynamic "$daemon" "$root" coolhandd
+  strip --strip-debug "$root/coolhandd"  # ~40 MB of debug info in RelWithDebInfo
+  "$guest" daemon-policy "$model" "${guest_policy:-$policy}" >"$root/daemon-policy.yaml" ||
+    fail "cannot remap ${guest_policy:-$policy} to the emulated platform"
+fi
 cp "$model" "$root/model.yaml"
 mkdir -p "$root/workloads"
 runs=0
@@ -87,6 +114,7 @@ for w in $workloads; do
   [ -r "$data/workloads/$w.csv" ] || fail "no workload $data/workloads/$w.csv"
   cp "$data/workloads/$w.csv" "$root/workloads/"
   for g in $governors; do
+    [ "$g" != coolhandd ] || [ -n "$daemon" ] || fail "coolhandd runs need --daemon and --policy"
     echo "$g $w $seed" >>"$root/runs"
     runs=$((runs + 1))
   done
@@ -117,6 +145,7 @@ grep -q '^LOCKSTEP-RESULT: PASS' "$log" || fail "no pass marker on the serial co
 # ---- the desktop side
 md_args=()
 [ -z "$markdown" ] || md_args=(--markdown "$markdown")
+[ -z "$policy" ] || md_args+=(--policy "$policy")
 t1=$SECONDS
 "$compare" "$log" "$model" "$data/workloads" --expect "$runs" "${md_args[@]}" ||
   fail "the kernel and the simulator disagree (see above)"

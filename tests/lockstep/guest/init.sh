@@ -10,6 +10,16 @@
 # platform is loaded afresh with the model's zones (fresh governor state),
 # the run prints its trace on the console, and the platform is unloaded.
 #
+# A run whose governor is "coolhandd" (issue 14's user_space row) loads the
+# platform with the zones and devices of the policy run by the real daemon
+# instead (`lockstep_guest daemon-params`: no trips, no bindings, the
+# user_space governor, window-mode interrupts), and lockstep_guest
+# daemon-run starts /coolhandd on its lockstep clock with
+# /daemon-policy.yaml (the reference policy with only its sources and
+# knobs remapped, made on the host), feeds it the model's samples and
+# advances its clock step by step (guest/daemon_run.cpp). The daemon's log
+# goes to /tmp/coolhandd.log and is printed when the run fails.
+#
 # Verdict: "LOCKSTEP-RESULT: PASS|FAIL" and the isa-debug-exit port (qemu
 # exits with 1 for pass, 3 for fail). Whether the kernel agrees with the
 # simulator is judged on the host (lockstep_compare), not here.
@@ -31,7 +41,12 @@ fi
 while [ "$failed" -eq 0 ] && read -r gov workload seed; do
 	[ -n "$gov" ] || continue
 	label="$kver/$gov/$workload/$seed"
-	if ! params=$(/lockstep_guest params /model.yaml "$gov"); then
+	if [ "$gov" = coolhandd ]; then
+		params=$(/lockstep_guest daemon-params /model.yaml /daemon-policy.yaml) || params=""
+	else
+		params=$(/lockstep_guest params /model.yaml "$gov") || params=""
+	fi
+	if [ -z "$params" ]; then
 		echo "LOCKSTEP-ERROR: $label: no emul parameters"
 		failed=1
 		break
@@ -44,7 +59,17 @@ while [ "$failed" -eq 0 ] && read -r gov workload seed; do
 		break
 	fi
 	t0=$(cut -d. -f1 /proc/uptime)
-	if ! /lockstep_guest run /model.yaml "/workloads/$workload.csv" "$gov" "$seed" "$label"; then
+	if [ "$gov" = coolhandd ]; then
+		mkdir -p /tmp/state /tmp/rec
+		if ! /lockstep_guest daemon-run /model.yaml /daemon-policy.yaml \
+			"/workloads/$workload.csv" "$seed" "$label" /tmp/coolhandd.log \
+			/coolhandd --config /daemon-policy.yaml --netlink on --logind off --bus none \
+			--state-dir /tmp/state --record-dir /tmp/rec; then
+			echo "LOCKSTEP-ERROR: $label: coolhandd run failed; its log:"
+			tail -n 30 /tmp/coolhandd.log
+			failed=1
+		fi
+	elif ! /lockstep_guest run /model.yaml "/workloads/$workload.csv" "$gov" "$seed" "$label"; then
 		echo "LOCKSTEP-ERROR: $label: run failed"
 		failed=1
 	fi
