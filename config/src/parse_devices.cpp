@@ -233,7 +233,7 @@ void parse_device(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
            index_path("devices", index), "device '" + d.name + "'");
   if (f.is_map()) {
     f.allow({"max_level", "power_mw", "performance", "min_level", "limit_level", "max_step_up",
-             "max_step_down", "min_dwell", "knob"});
+             "max_step_down", "min_dwell", "release_dwell", "knob"});
     const auto max_level = f.uint32("max_level", "max_level", true);
     if (max_level) d.max_level = *max_level;
     if (auto v = f.uint32s("power_mw", "power_mw")) d.power_mw = *v;
@@ -243,6 +243,7 @@ void parse_device(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
     if (auto v = f.uint32("max_step_up", "max_step_up")) d.max_step_up = *v;
     if (auto v = f.uint32("max_step_down", "max_step_down")) d.max_step_down = *v;
     if (auto v = f.duration("min_dwell", "min_dwell")) d.min_dwell = *v;
+    if (auto v = f.duration("release_dwell", "release_dwell")) d.release_dwell = *v;
     DeviceKnob knob;
     if (const Entry* e = f.find("knob"))
       knob = parse_knob(ctx, *e, f.key_path("knob"), d.name, max_level);

@@ -183,6 +183,7 @@ ordered_json device(const policy::DeviceSpec& d, const config::PolicyDocument& d
   j["max_step_up"] = d.max_step_up;
   j["max_step_down"] = d.max_step_down;
   j["min_dwell_ms"] = d.min_dwell.count();
+  j["release_dwell_ms"] = d.release_dwell.count();
   if (auto it = doc.knobs.find(d.name); it != doc.knobs.end()) {
     const config::DeviceKnob& k = it->second;
     ordered_json jk;

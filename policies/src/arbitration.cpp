@@ -14,8 +14,9 @@
 // 4. Unless forced, the applied level moves from the last applied level
 //    towards the target by at most max_step_up (deeper) or max_step_down
 //    (shallower) per step, and not at all until min_dwell has passed since the
-//    last change. A forced device goes straight to its target: a critical
-//    action does not wait.
+//    last change; a move shallower also waits until release_dwell has passed
+//    since the last change. A forced device goes straight to its target: a
+//    critical action does not wait.
 // While the applied level lags the target, the engine asks for a step when
 // the next move is allowed: at the end of the dwell, or one min_interval
 // later when only the step limit held it back.
@@ -44,10 +45,11 @@ void Engine::Impl::arbitrate(Time now) {
     const std::uint32_t target =
         d.forced ? d.limit_level : std::clamp(std::max(best, d.escalated), lo, d.limit_level);
 
+    // The dwell that applies to the move towards the target (rule 4).
+    const Millis dwell = target < d.level ? std::max(d.min_dwell, d.release_dwell) : d.min_dwell;
     std::uint32_t level = target;
     if (!d.forced && target != d.level) {
-      const bool dwelling =
-          d.level_since && d.min_dwell > Millis{0} && now < *d.level_since + d.min_dwell;
+      const bool dwelling = d.level_since && dwell > Millis{0} && now < *d.level_since + dwell;
       if (dwelling) {
         level = d.level;
       } else if (target > d.level && d.max_step_up > 0) {
@@ -68,7 +70,7 @@ void Engine::Impl::arbitrate(Time now) {
     out.forced = d.forced;
     out.escalated = escalated;
     if (level != target) {
-      const Time dwell_end = d.level_since.value_or(now) + d.min_dwell;
+      const Time dwell_end = d.level_since.value_or(now) + dwell;
       want_step(dwell_end > now ? dwell_end : now + spec.sampling.min_interval);
     }
   }

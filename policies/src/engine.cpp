@@ -245,6 +245,7 @@ CompileResult Engine::compile(const PolicySpec& spec) {
     r.max_step_up = d.max_step_up;
     r.max_step_down = d.max_step_down;
     r.min_dwell = d.min_dwell;
+    r.release_dwell = d.release_dwell;
   }
 
   m.controllers.resize(spec.controllers.size());

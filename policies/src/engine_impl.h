@@ -220,6 +220,7 @@ struct DeviceRt {
   std::uint32_t max_step_up = 0;
   std::uint32_t max_step_down = 0;
   Millis min_dwell{0};
+  Millis release_dwell{0};
   // (controller, binding) pairs that bind this device, in controller order.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> bound;
   // Effective (spec + active profile).

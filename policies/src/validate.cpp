@@ -328,6 +328,7 @@ class Validator {
       error(path, "min_level", "exceeds limit_level");
     }
     if (d.min_dwell < Millis{0}) error(path, "min_dwell", "must be >= 0");
+    if (d.release_dwell < Millis{0}) error(path, "release_dwell", "must be >= 0");
   }
 
   const DeviceSpec* device(const std::string& name) const {
@@ -599,6 +600,7 @@ class Validator {
     }
     for (std::size_t i = 0; i < spec_.devices.size(); ++i) {
       duration(at("devices", i), "min_dwell", spec_.devices[i].min_dwell);
+      duration(at("devices", i), "release_dwell", spec_.devices[i].release_dwell);
     }
     for (std::size_t i = 0; i < spec_.controllers.size(); ++i) {
       const ControllerSpec& c = spec_.controllers[i];

@@ -254,6 +254,9 @@ const Case kCases[] = {
      "version: 1\nsensors:\n  t: {}\nzones:\n  z:\n    sensor: t\n    trips:\n"
      "      warm: {type: passive, threshold_c: 40, hysteresis_c: -1}\n",
      {"p.yaml:8:60: zones.z.trips.warm.hysteresis_c: must be >= 0"}},
+    {"NegativeReleaseDwell",
+     "version: 1\ndevices:\n  cpu: {max_level: 3, release_dwell: -1s}\n",
+     {"p.yaml:3:38: devices.cpu.release_dwell: duration '-1s' is negative"}},
     {"LevelBeyondMax",
      "version: 1\ndevices:\n  cpu: {max_level: 3, limit_level: 5}\n",
      {"p.yaml:3:36: devices.cpu.limit_level: exceeds max_level"}},

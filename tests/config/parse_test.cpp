@@ -83,6 +83,7 @@ devices:
     max_step_up: 1
     max_step_down: 2
     min_dwell: 1.5s
+    release_dwell: 1min
     knob: {kind: cpufreq, deepest: 800MHz}
   gpu:
     max_level: 2
@@ -247,6 +248,8 @@ TEST(Parse, DevicesAndKnobs) {
   EXPECT_EQ(d[0].max_step_up, 1u);
   EXPECT_EQ(d[0].max_step_down, 2u);
   EXPECT_EQ(d[0].min_dwell, Millis(1500));
+  EXPECT_EQ(d[0].release_dwell, Millis(60000));
+  EXPECT_EQ(d[1].release_dwell, Millis(0));  // not written: min_dwell only
   EXPECT_FALSE(d[1].limit_level.has_value());
 
   ASSERT_EQ(doc.knobs.size(), 3u);

@@ -156,6 +156,48 @@ TEST(DeviceConstraints, MinDwellHoldsALevel) {
   EXPECT_EQ(d.devices[0].level, 0U);
 }
 
+// release_dwell: a move shallower waits release_dwell after the last change,
+// a move deeper only min_dwell.
+TEST(DeviceConstraints, ReleaseDwellHoldsOnlyMovesShallower) {
+  PolicySpec spec = table_device(0, 0, Millis(1000));
+  spec.devices[0].release_dwell = Millis(5000);
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  Decision d = rig.feed("t", 40000, ms(0));
+  EXPECT_EQ(d.devices[0].level, 2U);
+  d = rig.feed("t", 50000, ms(1000));
+  EXPECT_EQ(d.devices[0].level, 6U);  // deeper: min_dwell (1 s) is enough
+  d = rig.feed("t", 30000, ms(2000));
+  EXPECT_EQ(d.devices[0].level, 6U);  // shallower: held for release_dwell
+  EXPECT_EQ(d.devices[0].requested, 0U);
+  ASSERT_TRUE(d.next_step.has_value());
+  EXPECT_EQ(d.next_step->count(), 6000);  // 5 s after the change at 1 s
+  d = rig.step(ms(5999));
+  EXPECT_EQ(d.devices[0].level, 6U);
+  d = rig.step(ms(6000));
+  EXPECT_EQ(d.devices[0].level, 0U);
+  EXPECT_TRUE(d.devices[0].changed);
+  d = rig.feed("t", 40000, ms(7000));
+  EXPECT_EQ(d.devices[0].level, 2U);  // deeper again after min_dwell, not release_dwell
+}
+
+// A release_dwell shorter than min_dwell changes nothing: min_dwell holds
+// every move.
+TEST(DeviceConstraints, ReleaseDwellNeverShortensMinDwell) {
+  PolicySpec spec = table_device(0, 0, Millis(3000));
+  spec.devices[0].release_dwell = Millis(1000);
+  Rig rig(spec);
+  ASSERT_TRUE(rig.ok());
+  Decision d = rig.feed("t", 50000, ms(0));
+  EXPECT_EQ(d.devices[0].level, 6U);
+  d = rig.feed("t", 30000, ms(2000));
+  EXPECT_EQ(d.devices[0].level, 6U);
+  ASSERT_TRUE(d.next_step.has_value());
+  EXPECT_EQ(d.next_step->count(), 3000);
+  d = rig.step(ms(3000));
+  EXPECT_EQ(d.devices[0].level, 0U);
+}
+
 TEST(DeviceConstraints, SetDeviceLevelIsTheStartingPoint) {
   Rig rig(table_device(1, 1, Millis(0)));
   ASSERT_TRUE(rig.ok());

@@ -199,6 +199,7 @@ const Rule kRules[] = {
      s.devices[2].limit_level = 4;
    }, "devices[2]", "min_level"},
   {"NegativeDwell", [](PolicySpec& s) { s.devices[1].min_dwell = Millis(-1); }, "devices[1]", "min_dwell"},
+  {"NegativeReleaseDwell", [](PolicySpec& s) { s.devices[1].release_dwell = Millis(-1); }, "devices[1]", "release_dwell"},
   // Controllers.
   {"UnknownInputName", [](PolicySpec& s) { s.controllers[0].input = "nope"; }, "controllers[0]", "input"},
   {"NoDevices", [](PolicySpec& s) { s.controllers[1].devices.clear(); }, "controllers[1]", "devices"},
@@ -244,6 +245,7 @@ const Rule kRules[] = {
   {"TableRowHuge", [](PolicySpec& s) { s.controllers[1].table[1].up = mc(200'000'000); }, "controllers[1].table[1]", "up"},
   {"LimitOffsetHuge", [](PolicySpec& s) { s.profiles[0].limit_offset = mc(-150'000'000); }, "profiles[0]", "limit_offset"},
   {"PeriodHuge", [](PolicySpec& s) { s.controllers[2].period = Millis(std::numeric_limits<std::int64_t>::max()); }, "controllers[2]", "period"},
+  {"ReleaseDwellHuge", [](PolicySpec& s) { s.devices[0].release_dwell = Millis(std::numeric_limits<std::int64_t>::max()); }, "devices[0]", "release_dwell"},
   {"StaleAfterHuge", [](PolicySpec& s) { s.sensors[1].stale_after = Millis(std::numeric_limits<std::int64_t>::max()); }, "sensors[1]", "stale_after"},
   {"WeightHuge", [](PolicySpec& s) { s.sensors[2].weights[1] = 1e300; }, "sensors[2]", "weights"},
   {"GainHuge", [](PolicySpec& s) { s.controllers[3].kp_over_mw = 1e12; }, "controllers[3]", "kp_over_mw"},

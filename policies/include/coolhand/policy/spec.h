@@ -130,6 +130,9 @@ struct DeviceSpec {
   std::uint32_t max_step_up = 0;    // deepest change per decision towards throttling (0: unlimited)
   std::uint32_t max_step_down = 0;  // per decision towards performance (0: unlimited)
   Millis min_dwell{0};              // minimum time at a level before the next change
+  // Minimum time at a level before a change towards performance (0: only
+  // min_dwell). For devices whose heat reaches the limited place slowly.
+  Millis release_dwell{0};
 };
 
 // ------------------------------------------------------------ controllers --
