@@ -45,6 +45,9 @@ grep -q COOLHAND_NULL_RECORDER:BOOL=ON "$NULL_BUILD/CMakeCache.txt" ||
   { echo "$NULL_BUILD is not configured with -DCOOLHAND_NULL_RECORDER=ON" >&2; exit 2; }
 ! grep -q COOLHAND_NULL_RECORDER:BOOL=ON "$BUILD/CMakeCache.txt" ||
   { echo "$BUILD is a null-recorder build" >&2; exit 2; }
+# A freshly linked or copied binary's pages may still be dirty in the page
+# cache, and would count in its Private_Dirty: write them back first.
+sync "$REC" "$NUL"
 BASE=$(mktemp -d /dev/shm/coolhand-reccost-XXXXXX)
 PIDS=()
 cleanup() {
