@@ -89,7 +89,9 @@ bool LoopRecorder::set_profile(std::string_view name) {
 void LoopRecorder::set_checkpoint_interval(std::uint64_t records) {
   checkpoint_every_ = records;
 }
-void LoopRecorder::checkpoint() {}
+bool LoopRecorder::checkpoint() {
+  return false;
+}
 std::span<const std::byte> LoopRecorder::state_payload() {
   return {};
 }
