@@ -2,7 +2,8 @@
 // Archive: SysfsRootArg::open either fails, leaving nothing in its TMPDIR, or
 // unpacks only regular files and directories inside its own directory, which
 // goes away with it. Text: scrub leaves no line naming a serial and is
-// idempotent. libarchive parses the archive; this checks the rules around it.
+// idempotent. The archive goes through our own gzip-and-tar reader
+// (probe_archive.cpp) and the rules around it.
 //   ./fuzz/daemon/fuzz_probe_archive -max_total_time=60
 #include <unistd.h>
 

@@ -91,7 +91,14 @@ TEST_F(ProbeArchiveTest, WrittenFilesComeBackAndGoAwayWithTheOwner) {
       {"class/dmi/id/sys_vendor", "Valve\n"},
       {"class/thermal/thermal_zone0/temp", "41000\n"},
       {"class/thermal/thermal_zone0/type", "acpitz\n"},
+      // Longer than ustar's 100-byte name: libarchive writes a pax header.
+      {"devices/pci0000:00/0000:00:08.1/0000:04:00.0/drm/card0/device/hwmon/hwmon3/"
+       "subsystem/hwmon3/device/power_dpm_force_performance_level",
+       "auto\n"},
+      {"class/hwmon/hwmon1/empty", ""},
+      {"class/hwmon/hwmon1/block", std::string(1024, 'b')},  // data of exactly 2 blocks
   };
+  ASSERT_GT(files[3].path.size(), 100u);
   ASSERT_TRUE(write_probe_archive(archive, files));
   EXPECT_FALSE(write_probe_archive(archive, files));  // never overwritten
   std::string root;
