@@ -148,7 +148,7 @@ class Gunzip {
   [[nodiscard]] const std::string& error() const { return err_; }
 
  private:
-  static constexpr std::size_t kMaxTrailer = 64 * 1024;
+  static constexpr std::size_t kMaxTrailer = std::size_t{64} * 1024;
 
   // One inflate call, reading more input first when it has none.
   bool step() {
