@@ -120,12 +120,14 @@ class Gunzip {
     z_.next_out = reinterpret_cast<Bytef*>(out);
     z_.avail_out = static_cast<uInt>(n);
     while (z_.avail_out > 0) {
+      got_ = n - z_.avail_out;
       if (ended_) {
         err_ = "truncated: the tar data ends inside a block";
         return false;
       }
       if (!step()) return false;
     }
+    got_ = n;
     return true;
   }
   // After the tar's end: the rest of the stream (the tar's zero padding, at
@@ -146,6 +148,9 @@ class Gunzip {
     return true;
   }
   [[nodiscard]] const std::string& error() const { return err_; }
+  // After a failed read(): the gzip stream had ended, its checks passed,
+  // before that read produced a byte.
+  [[nodiscard]] bool ended_before_read() const { return ended_ && got_ == 0; }
 
  private:
   static constexpr std::size_t kMaxTrailer = std::size_t{64} * 1024;
@@ -182,6 +187,7 @@ class Gunzip {
   z_stream z_{};
   bool open_ = false;
   bool ended_ = false;
+  std::size_t got_ = 0;  // bytes the last read() produced
   std::array<Bytef, 16384> in_{};
   std::string err_;
 };
@@ -280,7 +286,12 @@ Status unpack(Gunzip& gz, const std::string& archive, const fs::path& dir) {
     return ok;
   };
   for (;;) {
-    if (!gz.read(b.data(), kBlock)) return archive_error("unpack", archive, gz.error());
+    if (!gz.read(b.data(), kBlock)) {
+      // A gzip stream that ends, checked, right after an entry is a tar
+      // without its end-of-archive blocks: accepted, as tar(1) does.
+      if (gz.ended_before_read()) break;
+      return archive_error("unpack", archive, gz.error());
+    }
     if (std::all_of(b.begin(), b.end(), [](char c) { return c == '\0'; })) {
       if (!gz.finish()) return archive_error("unpack", archive, gz.error());
       break;
