@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   std::map<std::string_view, std::uint64_t> by_kind;
   for (std::uint64_t s = ring.first(); s < ring.total(); ++s) {
     const auto* l = recorder::find_layout(ring.at(s).kind);
-    ++by_kind[l ? l->name : "?"];
+    ++by_kind[l ? l->name() : "?"];
   }
   const double seconds = minutes * 60.0;
   const double rate = static_cast<double>(ring.total()) / seconds;

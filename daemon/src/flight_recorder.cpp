@@ -93,11 +93,10 @@ void FlightRecorder::set_policy(std::string text, const policy::PolicySpec& spec
   rec::set_names(meta_, spec);
 }
 
-rec::Metadata FlightRecorder::metadata(const std::string& reason) const {
-  rec::Metadata m = meta_;
-  m.reason = reason;
-  m.dump_time_ns = monotonic_ns();
-  return m;
+const rec::Metadata& FlightRecorder::stamped(const std::string& reason) {
+  meta_.reason = reason;
+  meta_.dump_time_ns = monotonic_ns();
+  return meta_;
 }
 
 Status FlightRecorder::dump_to_fd(int fd, const std::string& reason) {
@@ -110,7 +109,7 @@ Status FlightRecorder::dump_to_fd(int fd, const std::string& reason) {
   ring_.set_time(monotonic_ns());
   ring_.put(rec::Kind::dump, 0);
   FdSink sink(fd);
-  if (!rec::write_recording(ring_, metadata(reason), sink)) {
+  if (!rec::write_recording(ring_, stamped(reason), sink)) {
     return errno_error("write", "recording fd", sink.error());
   }
   return Ok{};
@@ -170,7 +169,7 @@ Result<int> FlightRecorder::follow() {
   (void)::shutdown(sv[1], SHUT_WR);  // the client only reads
   // The header: a recording with no records (record count 0, lost 0).
   const rec::Ring empty(rec::Ring::kMinCapacity);
-  const std::string header = rec::encode_header(empty, metadata("follow"));
+  const std::string header = rec::encode_header(empty, stamped("follow"));
   if (::send(sv[0], header.data(), header.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
     const int err = errno;
     ::close(sv[0]);

@@ -70,7 +70,9 @@ class FlightRecorder {
     std::uint64_t next = 0;     // sequence number of the next record to send
     std::uint64_t dropped = 0;  // records not delivered since the last report
   };
-  [[nodiscard]] recorder::Metadata metadata(const std::string& reason) const;
+  // The metadata with this dump's reason and time, set in place: a dump
+  // copies neither the policy text nor the names.
+  [[nodiscard]] const recorder::Metadata& stamped(const std::string& reason);
   bool send_to(Follower& f);
   void prune_dumps() const;
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string_view>
 
@@ -36,27 +38,45 @@ void encode_checkpoint_head(std::span<std::byte> out, std::span<const std::uint1
   put(bound_state.data(), bound_state.size_bytes());
 }
 
-void put_checkpoint(Ring& ring, const CheckpointHeader& h, std::span<const std::byte> payload) {
-  ring.put(Kind::checkpoint, h.slots, static_cast<std::uint32_t>(payload.size()),
+// A chunk's 20 payload bytes are the last 20 of its record (a, b, c, d,
+// contiguous and little-endian in memory as in the file).
+constexpr std::size_t kChunkOffset = offsetof(Record, a);
+static_assert(offsetof(Record, b) == kChunkOffset + 4 && offsetof(Record, c) == kChunkOffset + 12 &&
+              offsetof(Record, d) == kChunkOffset + 16 &&
+              kChunkOffset + kCheckpointChunkBytes == sizeof(Record));
+
+std::span<std::byte> checkpoint_scratch(Ring& ring, std::size_t max_bytes) {
+  const std::span<Record> slots = ring.next_slots(checkpoint_records(max_bytes));
+  if (slots.empty()) return {};
+  // From the first chunk record's slot to the end record's.
+  return std::as_writable_bytes(slots.subspan(1, slots.size() - 2));
+}
+
+void put_checkpoint(Ring& ring, const CheckpointHeader& h, std::size_t bytes) {
+  const std::size_t chunks = (bytes + kCheckpointChunkBytes - 1) / kCheckpointChunkBytes;
+  const std::span<Record> slots = ring.next_slots(chunks + 2);
+  if (slots.empty()) return;  // not from checkpoint_scratch(): nothing to spread
+  std::byte* const scratch = reinterpret_cast<std::byte*>(slots.data() + 1);
+  const std::uint64_t sum = checksum(std::span<const std::byte>(scratch, bytes));
+  // Spread the packed payload over its records, last chunk first: chunk k
+  // moves from scratch offset 20k to 32k + 12 or later, past every chunk
+  // before it, so no chunk is overwritten before it has moved.
+  for (std::size_t k = chunks; k-- > 0;) {
+    const std::size_t n = std::min(kCheckpointChunkBytes, bytes - k * kCheckpointChunkBytes);
+    std::byte* const rec = scratch + k * sizeof(Record);
+    std::memmove(rec + kChunkOffset, scratch + k * kCheckpointChunkBytes, n);
+    std::memset(rec + kChunkOffset + n, 0, kCheckpointChunkBytes - n);
+    Record& r = slots[1 + k];
+    r.t_ns = ring.time();
+    r.kind = static_cast<std::uint16_t>(Kind::checkpoint_data);
+    r.index = static_cast<std::uint16_t>(k);
+  }
+  ring.put(Kind::checkpoint, h.slots, static_cast<std::uint32_t>(bytes),
            static_cast<std::int64_t>(h.policy_hash), h.lost_after_failures,
            static_cast<std::int32_t>(h.devices));
-  std::size_t chunk = 0;
-  for (std::size_t off = 0; off < payload.size(); off += kCheckpointChunkBytes, ++chunk) {
-    unsigned char raw[kCheckpointChunkBytes] = {};
-    const std::size_t n = std::min(kCheckpointChunkBytes, payload.size() - off);
-    std::memcpy(raw, payload.data() + off, n);
-    std::uint32_t a = 0;
-    std::int64_t b = 0;
-    std::int32_t c = 0;
-    std::int32_t d = 0;
-    std::memcpy(&a, raw, 4);
-    std::memcpy(&b, raw + 4, 8);
-    std::memcpy(&c, raw + 12, 4);
-    std::memcpy(&d, raw + 16, 4);
-    ring.put(Kind::checkpoint_data, static_cast<std::uint16_t>(chunk), a, b, c, d);
-  }
-  ring.put(Kind::checkpoint_end, 0, static_cast<std::uint32_t>(chunk),
-           static_cast<std::int64_t>(checksum(payload)));
+  ring.commit(chunks);
+  ring.put(Kind::checkpoint_end, 0, static_cast<std::uint32_t>(chunks),
+           static_cast<std::int64_t>(sum));
 }
 
 std::optional<Checkpoint> read_checkpoint(std::span<const Record> records, std::size_t at,

@@ -192,8 +192,8 @@ LoopRecorder::LoopRecorder(Ring& ring, std::uint64_t policy_hash,
   header_ = CheckpointHeader{u16(sensors.size()), static_cast<std::uint32_t>(devices), policy_hash,
                              static_cast<std::int32_t>(config.lost_after_failures)};
   for (const policy::SensorId id : sensors) slot_map_.push_back(id.index);
-  payload_.resize(checkpoint_head_size(sensors.size(), devices) + loop_->max_state_size());
-  set_checkpoint_interval(default_checkpoint_interval(ring_.capacity(), payload_.size()));
+  max_payload_ = checkpoint_head_size(sensors.size(), devices) + loop_->max_state_size();
+  set_checkpoint_interval(default_checkpoint_interval(ring_.capacity(), max_payload_));
 }
 
 void LoopRecorder::set_checkpoint_interval(std::uint64_t records) {
@@ -201,21 +201,40 @@ void LoopRecorder::set_checkpoint_interval(std::uint64_t records) {
   next_checkpoint_ = ring_.total() + records;
 }
 
-std::span<const std::byte> LoopRecorder::state_payload() {
-  encode_checkpoint_head(payload_, slot_map_, taps_->sensor_state, taps_->bound_state);
+// The payload (checkpoint.h) into `out`, at least max_payload_ bytes:
+// returns its size, 0 when the loop's state did not fit.
+std::size_t LoopRecorder::encode_payload(std::span<std::byte> out) const {
+  encode_checkpoint_head(out, slot_map_, taps_->sensor_state, taps_->bound_state);
   const std::size_t head = checkpoint_head_size(slot_map_.size(), taps_->bound_state.size());
-  const std::size_t state = loop_->save_state(std::span<std::byte>(payload_).subspan(head));
-  return std::span<const std::byte>(payload_).first(head + state);
+  const std::size_t state = loop_->save_state(out.subspan(head));
+  return state == 0 ? 0 : head + state;
 }
 
-void LoopRecorder::checkpoint() {
-  put_checkpoint(ring_, header_, state_payload());
+std::span<const std::byte> LoopRecorder::state_payload() {
+  payload_.resize(max_payload_);
+  return std::span<const std::byte>(payload_).first(encode_payload(payload_));
+}
+
+bool LoopRecorder::checkpoint() {
+  const std::span<std::byte> scratch = checkpoint_scratch(ring_, max_payload_);
+  if (scratch.empty()) {
+    // Cannot fit in the ring at all: skip this interval rather than retry
+    // at every call. Otherwise it wraps: the next call tries again.
+    if (checkpoint_records(max_payload_) > ring_.capacity()) {
+      next_checkpoint_ = ring_.total() + checkpoint_every_;
+    }
+    return false;
+  }
+  const std::size_t bytes = encode_payload(scratch);
+  if (bytes == 0) return false;
+  put_checkpoint(ring_, header_, bytes);
   next_checkpoint_ = ring_.total() + checkpoint_every_;
+  return true;
 }
 
 bool LoopRecorder::restore(const Checkpoint& cp) {
   if (cp.header.slots != slot_map_.size() || cp.header.devices != taps_->bound_state.size() ||
-      cp.slot_map != slot_map_ || cp.payload.size() > payload_.size()) {
+      cp.slot_map != slot_map_ || cp.payload.size() > max_payload_) {
     return false;
   }
   taps_->sensor_state = cp.sensor_state;

@@ -184,15 +184,15 @@ struct Parser {
   bool check_known(FileKind& k, std::size_t at) {
     const KindLayout* ours = find_layout(k.kind);
     if (!ours) return true;
-    bool same = ours->name == k.name && ours->fields.size() == k.fields.size();
+    bool same = ours->name() == k.name && ours->fields().size() == k.fields.size();
     for (std::size_t i = 0; same && i < k.fields.size(); ++i) {
-      const FieldLayout& f = ours->fields[i];
+      const FieldLayout f = ours->fields()[i];
       same = f.name == k.fields[i].name && f.type == k.fields[i].type &&
              f.offset == k.fields[i].offset;
     }
     if (!same) {
       return fail(at, fmt::format("layout of kind {} ({}) differs from this reader's ({})", k.kind,
-                                  k.name, ours->name));
+                                  k.name, ours->name()));
     }
     k.known = true;
     return true;
@@ -312,7 +312,7 @@ struct Parser {
         return true;
     }
     if (r.index >= limit) {
-      return fail(at + 10, fmt::format("{} record names {} {} of {}", find_layout(r.kind)->name,
+      return fail(at + 10, fmt::format("{} record names {} {} of {}", find_layout(r.kind)->name(),
                                        what, r.index, limit));
     }
     return true;

@@ -25,14 +25,14 @@ bool is_port(std::uint16_t k) {
 
 std::string_view kind_name(std::uint16_t k) {
   const KindLayout* l = find_layout(k);
-  return l ? l->name : std::string_view("unknown");
+  return l ? l->name() : std::string_view("unknown");
 }
 
 std::string describe(const Record& r) {
   std::string out(kind_name(r.kind));
   const KindLayout* l = find_layout(r.kind);
   if (!l) return out;
-  for (const FieldLayout& f : l->fields) {
+  for (const FieldLayout& f : l->fields()) {
     if (f.name == "t_ns" || f.name == "kind") continue;
     out += fmt::format(" {}={}", f.name, field_value(r, f));
   }

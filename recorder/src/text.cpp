@@ -56,8 +56,8 @@ std::string format_text(const Metadata& names, const Record& r) {
                              r.c, r.d);
   }
   out += ' ';
-  out += k->name;
-  for (const FieldLayout& f : k->fields) {
+  out += k->name();
+  for (const FieldLayout& f : k->fields()) {
     if (f.name == "t_ns" || f.name == "kind") continue;
     const std::int64_t v = field_value(r, f);
     if (auto n = name_of(names, *k, f, v)) {
@@ -80,8 +80,8 @@ std::string format_json(const Metadata& names, const Record& r) {
     return out + fmt::format(",\"kind\":{},\"index\":{},\"a\":{},\"b\":{},\"c\":{},\"d\":{}}}",
                              r.kind, r.index, r.a, r.b, r.c, r.d);
   }
-  out += ",\"kind\":" + json_string(k->name);
-  for (const FieldLayout& f : k->fields) {
+  out += ",\"kind\":" + json_string(k->name());
+  for (const FieldLayout& f : k->fields()) {
     if (f.name == "t_ns" || f.name == "kind") continue;
     const std::int64_t v = field_value(r, f);
     out += "," + json_string(f.name) + ":";

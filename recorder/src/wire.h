@@ -1,10 +1,9 @@
-// Little-endian encoding helpers and section tags shared by the writer and
-// the reader (private to the library).
+// The magic number and section tags shared by the writer and the reader
+// (private to the library; the writer encodes little-endian in writer.cpp).
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <string>
 
 namespace coolhand::recorder::wire {
 
@@ -26,18 +25,5 @@ enum class Tag : std::uint16_t {
   profiles = 21,
   layout = 32,
 };
-
-inline void put_u8(std::string& out, std::uint8_t v) {
-  out.push_back(static_cast<char>(v));
-}
-inline void put_u16(std::string& out, std::uint16_t v) {
-  for (unsigned i = 0; i < 2; ++i) out.push_back(static_cast<char>((v >> (8U * i)) & 0xFFU));
-}
-inline void put_u32(std::string& out, std::uint32_t v) {
-  for (unsigned i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8U * i)) & 0xFFU));
-}
-inline void put_u64(std::string& out, std::uint64_t v) {
-  for (unsigned i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8U * i)) & 0xFFU));
-}
 
 }  // namespace coolhand::recorder::wire

@@ -1,6 +1,8 @@
 // Writing a recording file (format in docs/recording-format.md).
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <string_view>
 
 #include "coolhand/recorder/file.h"
 #include "wire.h"
@@ -35,103 +37,176 @@ void set_names(Metadata& m, const policy::PolicySpec& spec) {
 
 namespace {
 
-void put_names(std::string& out, const std::vector<std::string>& names) {
-  wire::put_u32(out, static_cast<std::uint32_t>(names.size()));
+// The header is written twice over the same code: once into a Counter (its
+// size, which the fixed header and each section head state first), then into
+// the real output. Outputs take bytes through put().
+struct Counter {
+  std::size_t n = 0;
+  void put(std::string_view bytes) { n += bytes.size(); }
+};
+
+// Bytes into a string (encode_header(): a follower's one message).
+struct StringOut {
+  std::string& s;
+  void put(std::string_view bytes) { s.append(bytes); }
+};
+
+// Bytes into a sink through a fixed buffer on the stack: a dump allocates
+// nothing, and pieces larger than the buffer (the policy text) go straight
+// through, never copied.
+class SinkOut {
+ public:
+  explicit SinkOut(ByteSink& sink) : sink_(sink) {}
+  void put(std::string_view bytes) {
+    if (bytes.size() > buf_.size() - n_) {
+      flush();
+      if (bytes.size() >= buf_.size()) {
+        ok_ = ok_ && sink_.write(bytes);
+        return;
+      }
+    }
+    std::memcpy(buf_.data() + n_, bytes.data(), bytes.size());
+    n_ += bytes.size();
+  }
+  bool flush() {
+    if (n_ > 0) ok_ = ok_ && sink_.write(std::string_view(buf_.data(), n_));
+    n_ = 0;
+    return ok_;
+  }
+
+ private:
+  ByteSink& sink_;
+  std::array<char, 1024> buf_{};
+  std::size_t n_ = 0;
+  bool ok_ = true;
+};
+
+// Little-endian integers, as wire.h's put_* write them.
+template <class Out, class U>
+void put_le(Out& out, U v) {
+  std::array<char, sizeof(U)> b{};
+  for (std::size_t i = 0; i < sizeof(U); ++i) {
+    b[i] = static_cast<char>((static_cast<std::uint64_t>(v) >> (8U * i)) & 0xFFU);
+  }
+  out.put(std::string_view(b.data(), b.size()));
+}
+
+template <class Out>
+void put_names(Out& out, const std::vector<std::string>& names) {
+  put_le(out, static_cast<std::uint32_t>(names.size()));
   for (const auto& n : names) {
     const std::size_t len = std::min<std::size_t>(n.size(), 0xFFFF);
-    wire::put_u16(out, static_cast<std::uint16_t>(len));
-    out.append(n.data(), len);
+    put_le(out, static_cast<std::uint16_t>(len));
+    out.put(std::string_view(n.data(), len));
   }
 }
 
-void put_section(std::string& out, wire::Tag tag, std::string_view body) {
-  wire::put_u16(out, static_cast<std::uint16_t>(tag));
-  wire::put_u16(out, 0);
-  wire::put_u32(out, static_cast<std::uint32_t>(body.size()));
-  out.append(body);
-}
-
-std::string encode_layout() {
-  std::string out;
+template <class Out>
+void put_layout(Out& out) {
   const auto all = layouts();
-  wire::put_u16(out, static_cast<std::uint16_t>(all.size()));
+  put_le(out, static_cast<std::uint16_t>(all.size()));
   for (const KindLayout& k : all) {
-    wire::put_u16(out, static_cast<std::uint16_t>(k.kind));
-    wire::put_u16(out, static_cast<std::uint16_t>(kRecordSize));
-    wire::put_u8(out, static_cast<std::uint8_t>(k.name.size()));
-    out.append(k.name);
-    wire::put_u8(out, static_cast<std::uint8_t>(k.fields.size()));
-    for (const FieldLayout& f : k.fields) {
-      wire::put_u8(out, static_cast<std::uint8_t>(f.type));
-      wire::put_u8(out, f.offset);
-      wire::put_u8(out, static_cast<std::uint8_t>(f.name.size()));
-      out.append(f.name);
+    put_le(out, static_cast<std::uint16_t>(k.kind));
+    put_le(out, static_cast<std::uint16_t>(kRecordSize));
+    put_le(out, static_cast<std::uint8_t>(k.name().size()));
+    out.put(k.name());
+    put_le(out, static_cast<std::uint8_t>(k.fields().size()));
+    for (const FieldLayout& f : k.fields()) {
+      put_le(out, static_cast<std::uint8_t>(f.type));
+      put_le(out, f.offset);
+      put_le(out, static_cast<std::uint8_t>(f.name.size()));
+      out.put(f.name);
     }
   }
-  return out;
+}
+
+template <class Out>
+void put_section_head(Out& out, wire::Tag tag, std::size_t body) {
+  put_le(out, static_cast<std::uint16_t>(tag));
+  put_le(out, std::uint16_t{0});
+  put_le(out, static_cast<std::uint32_t>(body));
+}
+
+template <class Out>
+void put_text(Out& out, wire::Tag tag, std::string_view text) {
+  put_section_head(out, tag, text.size());
+  out.put(text);
+}
+
+template <class Out>
+void put_names_section(Out& out, wire::Tag tag, const std::vector<std::string>& names) {
+  Counter c;
+  put_names(c, names);
+  put_section_head(out, tag, c.n);
+  put_names(out, names);
+}
+
+template <class Out>
+void put_sections(Out& out, const Metadata& m) {
+  put_text(out, wire::Tag::boot_id, m.boot_id);
+  put_text(out, wire::Tag::daemon_version, m.daemon_version);
+  put_text(out, wire::Tag::policy_text, m.policy_text);
+  put_text(out, wire::Tag::reason, m.reason);
+  put_names_section(out, wire::Tag::sensors, m.sensors);
+  put_section_head(out, wire::Tag::sensor_kinds, 4 + m.sensor_kinds.size());
+  put_le(out, static_cast<std::uint32_t>(m.sensor_kinds.size()));
+  for (const std::uint8_t k : m.sensor_kinds) put_le(out, k);
+  put_names_section(out, wire::Tag::zones, m.zones);
+  put_names_section(out, wire::Tag::devices, m.devices);
+  put_names_section(out, wire::Tag::controllers, m.controllers);
+  put_names_section(out, wire::Tag::profiles, m.profiles);
+  Counter layout;
+  put_layout(layout);
+  put_section_head(out, wire::Tag::layout, layout.n);
+  put_layout(out);
+  put_section_head(out, wire::Tag::end, 0);
+}
+
+template <class Out>
+void put_header(Out& out, const Ring& ring, const Metadata& m) {
+  Counter sections;
+  put_sections(sections, m);
+  out.put(std::string_view(wire::kMagic.data(), wire::kMagic.size()));
+  put_le(out, kVersionMajor);
+  put_le(out, kVersionMinor);
+  put_le(out, static_cast<std::uint32_t>(kFixedHeaderSize + sections.n));
+  put_le(out, static_cast<std::uint32_t>(kRecordSize));
+  put_le(out, std::uint32_t{0});
+  put_le(out, static_cast<std::uint64_t>(ring.size()));
+  put_le(out, static_cast<std::uint64_t>(ring.capacity()));
+  put_le(out, ring.total());
+  put_le(out, ring.lost());
+  put_le(out, policy_hash(m.policy_text));
+  put_le(out, m.dump_time_ns);
+  put_sections(out, m);
 }
 
 }  // namespace
 
 std::string encode_header(const Ring& ring, const Metadata& m) {
-  std::string sections;
-  put_section(sections, wire::Tag::boot_id, m.boot_id);
-  put_section(sections, wire::Tag::daemon_version, m.daemon_version);
-  put_section(sections, wire::Tag::policy_text, m.policy_text);
-  put_section(sections, wire::Tag::reason, m.reason);
-  std::string body;
-  put_names(body, m.sensors);
-  put_section(sections, wire::Tag::sensors, body);
-  body.clear();
-  wire::put_u32(body, static_cast<std::uint32_t>(m.sensor_kinds.size()));
-  for (const std::uint8_t k : m.sensor_kinds) wire::put_u8(body, k);
-  put_section(sections, wire::Tag::sensor_kinds, body);
-  body.clear();
-  put_names(body, m.zones);
-  put_section(sections, wire::Tag::zones, body);
-  body.clear();
-  put_names(body, m.devices);
-  put_section(sections, wire::Tag::devices, body);
-  body.clear();
-  put_names(body, m.controllers);
-  put_section(sections, wire::Tag::controllers, body);
-  body.clear();
-  put_names(body, m.profiles);
-  put_section(sections, wire::Tag::profiles, body);
-  put_section(sections, wire::Tag::layout, encode_layout());
-  put_section(sections, wire::Tag::end, {});
-
-  std::string out;
-  out.reserve(kFixedHeaderSize + sections.size());
-  out.append(wire::kMagic.data(), wire::kMagic.size());
-  wire::put_u16(out, kVersionMajor);
-  wire::put_u16(out, kVersionMinor);
-  wire::put_u32(out, static_cast<std::uint32_t>(kFixedHeaderSize + sections.size()));
-  wire::put_u32(out, kRecordSize);
-  wire::put_u32(out, 0);
-  wire::put_u64(out, ring.size());
-  wire::put_u64(out, ring.capacity());
-  wire::put_u64(out, ring.total());
-  wire::put_u64(out, ring.lost());
-  wire::put_u64(out, policy_hash(m.policy_text));
-  wire::put_u64(out, m.dump_time_ns);
-  out += sections;
-  return out;
+  std::string s;
+  StringOut out{s};
+  put_header(out, ring, m);
+  return s;
 }
 
 bool write_recording(const Ring& ring, const Metadata& m, ByteSink& sink) {
-  if (!sink.write(encode_header(ring, m))) return false;
-  // Records are written as they are in memory (little-endian, 32 bytes), in
-  // chunks so a large ring needs no second copy.
-  constexpr std::size_t kChunk = 256;
-  char buf[kChunk * kRecordSize];
+  {
+    SinkOut out(sink);
+    put_header(out, ring, m);
+    if (!out.flush()) return false;
+  }
+  // Records are written as they are in memory (little-endian, 32 bytes),
+  // straight from the ring: at most two runs, before and after its wrap.
   std::uint64_t seq = ring.first();
-  while (seq < ring.total()) {
-    std::size_t n = 0;
-    for (; n < kChunk && seq < ring.total(); ++n, ++seq) {
-      std::memcpy(buf + n * kRecordSize, &ring.at(seq), kRecordSize);
-    }
-    if (!sink.write(std::string_view(buf, n * kRecordSize))) return false;
+  std::size_t left = ring.size();
+  while (left > 0) {
+    const std::size_t slot = static_cast<std::size_t>(seq % ring.capacity());
+    const std::size_t run = std::min(left, ring.capacity() - slot);
+    const auto* bytes = reinterpret_cast<const char*>(&ring.at(seq));
+    if (!sink.write(std::string_view(bytes, run * kRecordSize))) return false;
+    seq += run;
+    left -= run;
   }
   return true;
 }

@@ -8,7 +8,9 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -91,7 +93,14 @@ TEST_F(ProbeArchiveTest, WrittenFilesComeBackAndGoAwayWithTheOwner) {
       {"class/dmi/id/sys_vendor", "Valve\n"},
       {"class/thermal/thermal_zone0/temp", "41000\n"},
       {"class/thermal/thermal_zone0/type", "acpitz\n"},
+      // Longer than ustar's 100-byte name: libarchive writes a pax header.
+      {"devices/pci0000:00/0000:00:08.1/0000:04:00.0/drm/card0/device/hwmon/hwmon3/"
+       "subsystem/hwmon3/device/power_dpm_force_performance_level",
+       "auto\n"},
+      {"class/hwmon/hwmon1/empty", ""},
+      {"class/hwmon/hwmon1/block", std::string(1024, 'b')},  // data of exactly 2 blocks
   };
+  ASSERT_GT(files[3].path.size(), 100u);
   ASSERT_TRUE(write_probe_archive(archive, files));
   EXPECT_FALSE(write_probe_archive(archive, files));  // never overwritten
   std::string root;
@@ -143,6 +152,90 @@ TEST_F(ProbeArchiveTest, TruncatedAndGarbageArchivesAreClearErrors) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().to_string().find("not a"), std::string::npos) << r.error().to_string();
   EXPECT_EQ(left_in_tmp(), 0u);
+}
+
+// gzip by zlib, both ways: to damage the tar inside a probe archive.
+std::string gunzip(const std::string& gz) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 16 + MAX_WBITS), Z_OK);
+  std::string out(1 << 20, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  inflateEnd(&z);
+  return out;
+}
+std::string gzip(const std::string& raw) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+            Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(raw.size())) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  z.avail_in = static_cast<uInt>(raw.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+// A ustar header's checksum field (148, 8 bytes) recomputed after an edit.
+void fix_checksum(std::string& tar) {
+  unsigned sum = 0;
+  for (std::size_t i = 0; i < 512; ++i) {
+    sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(tar[i]);
+  }
+  std::snprintf(tar.data() + 148, 8, "%06o", sum);
+  tar[155] = ' ';
+}
+
+TEST_F(ProbeArchiveTest, DamagedTarInsideTheGzipIsAClearError) {
+  const std::string good = work.root() + "/one.tar.gz";
+  ASSERT_TRUE(write_probe_archive(good, {{"class/dmi/id/sys_vendor", "Valve\n"}}));
+  const std::string tar = gunzip(slurp(good));
+  ASSERT_GE(tar.size(), 3u * 512);
+  ASSERT_EQ(tar.substr(257, 5), "ustar");
+  struct Case {
+    const char* what;
+    std::function<void(std::string&)> damage;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {"checksum", [](std::string& t) { t[0] ^= 1; }, "checksum does not match"},
+      {"magic",
+       [](std::string& t) {
+         t[257] = 'x';
+         fix_checksum(t);
+       },
+       "no ustar header"},
+      {"size",
+       [](std::string& t) {
+         t.replace(124, 12, "99999999999 ");
+         fix_checksum(t);
+       },
+       "size is not a number"},
+      {"cut inside the data", [](std::string& t) { t.resize(512 + 100); }, "truncated"},
+  };
+  const std::string bad = work.root() + "/damaged.tar.gz";
+  for (const Case& c : cases) {
+    std::string t = tar;
+    c.damage(t);
+    spill(bad, gzip(t));
+    auto r = SysfsRootArg::open(bad);
+    ASSERT_FALSE(r) << c.what;
+    EXPECT_NE(r.error().to_string().find(c.says), std::string::npos)
+        << c.what << ": " << r.error().to_string();
+    EXPECT_EQ(left_in_tmp(), 0u) << c.what;
+  }
+  // Without its end-of-archive blocks (the gzip stream itself whole), as
+  // tar(1) accepts it.
+  spill(bad, gzip(tar.substr(0, 2 * 512)));
+  auto r = SysfsRootArg::open(bad);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(slurp(fs::path(r->path()) / "class/dmi/id/sys_vendor"), "Valve\n");
 }
 
 TEST_F(ProbeArchiveTest, HostileEntriesAreRefused) {

@@ -24,31 +24,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import unittest
 
-DAEMON = None
-
-FAN = "class/thermal/cooling_device0/cur_state"
-CPU = "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
-TEMP = "class/thermal/thermal_zone0/temp"
-
-# The fan has 6 states and is found at state 0; the policy's 3 levels map
-# onto 0, 2, 4 and 6. Level 0 is the state found at start (issue 10: a fan
-# found throttled stays so at idle, tests/daemon/discovery_test.cpp), so the
-# restore checks look at the fan only after it has been throttled.
-FAN_MAX_STATE = 6
-FAN_ORIGINAL = 0
-
-
-def fan_state(level):
-    """The cur_state the daemon writes for a level (max_level 3)."""
-    return level * FAN_MAX_STATE // 3
-
-CPU_MAX_KHZ = 2_000_000
-CPU_MIN_KHZ = 400_000
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_fixture  # noqa: E402
+from e2e_fixture import (CPU, CPU_MAX_KHZ, CPU_MIN_KHZ, FAN, FAN_ORIGINAL, TEMP,  # noqa: E402
+                         Daemon, Tree, fan_state, wait_until)
 
 POLICY = """
 version: 1
@@ -101,150 +83,6 @@ controllers:
 """
 
 
-class Tree:
-    """A fake /sys holding one zone, one cooling device and one cpufreq policy."""
-
-    def __init__(self):
-        self.root = tempfile.mkdtemp(prefix="coolhand-e2e-")
-        self.write("class/thermal/thermal_zone0/type", "skin-therm")
-        self.write(TEMP, 35000)
-        self.write("class/thermal/cooling_device0/type", "Fan")
-        self.write("class/thermal/cooling_device0/max_state", FAN_MAX_STATE)
-        self.write(FAN, FAN_ORIGINAL)
-        base = "devices/system/cpu/cpufreq/policy0/"
-        self.write(base + "cpuinfo_min_freq", CPU_MIN_KHZ)
-        self.write(base + "cpuinfo_max_freq", CPU_MAX_KHZ)
-        self.write(CPU, CPU_MAX_KHZ)
-
-    def path(self, rel):
-        return os.path.join(self.root, rel)
-
-    def write(self, rel, value):
-        os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
-        tmp = self.path(rel) + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(f"{value}\n")
-        os.replace(tmp, self.path(rel))  # atomic: the daemon never reads half a value
-
-    def read_int(self, rel, timeout=2.0):
-        # The daemon replaces a fake tree's knob file whole (rename(2), see
-        # RootedSysfs::write), so a read sees the old value or the new one,
-        # never an empty file. Should one appear all the same, wait for a
-        # value up to a real deadline, not a retry count a loaded machine
-        # can exhaust.
-        deadline = time.monotonic() + timeout
-        while True:
-            with open(self.path(rel)) as f:
-                text = f.read().strip()
-            if text:
-                return int(text)
-            if time.monotonic() >= deadline:
-                raise ValueError(f"{rel} stayed empty for {timeout} s")
-            time.sleep(0.005)
-
-    def cleanup(self):
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-class ThermalModel(threading.Thread):
-    """dT/dt = (T_amb + R * P - T) / tau, with P the demanded power scaled
-    down by the CPU cap and by each fan state. tau is short (3 s) so the
-    scenario fits in ~30 s of real time."""
-
-    T_AMB = 30.0
-    R_C_PER_W = 5.0
-    TAU_S = 3.0
-    DT_S = 0.1
-
-    def __init__(self, tree):
-        super().__init__(daemon=True)
-        self.tree = tree
-        self.temp_c = 35.0
-        self.demand_w = 1.0
-        self.sensor_present = True
-        self.stop_flag = threading.Event()
-        self.max_fan_seen = 0
-        self.min_cpu_seen = CPU_MAX_KHZ
-        self.fan_changes = 0
-        self.max_temp_c = self.temp_c
-        self._last_fan = None
-
-    def effective_power(self):
-        try:
-            fan = self.tree.read_int(FAN)
-            cpu = self.tree.read_int(CPU)
-        except (OSError, ValueError):
-            return self.demand_w
-        self.max_fan_seen = max(self.max_fan_seen, fan)
-        if self._last_fan is not None and fan != self._last_fan:
-            self.fan_changes += 1
-        self._last_fan = fan
-        self.min_cpu_seen = min(self.min_cpu_seen, cpu)
-        # Each level's worth of fan (2 states) takes 15 % off.
-        return self.demand_w * (cpu / CPU_MAX_KHZ) * (1.0 - 0.15 * fan * 3 / FAN_MAX_STATE)
-
-    def run(self):
-        while not self.stop_flag.is_set():
-            target = self.T_AMB + self.R_C_PER_W * self.effective_power()
-            self.temp_c += (target - self.temp_c) * self.DT_S / self.TAU_S
-            self.max_temp_c = max(self.max_temp_c, self.temp_c)
-            if self.sensor_present:
-                self.tree.write(TEMP, int(self.temp_c * 1000))
-            time.sleep(self.DT_S)
-
-    def reset_statistics(self):
-        self.fan_changes = 0
-        self.max_temp_c = self.temp_c
-
-    def hide_sensor(self):
-        self.sensor_present = False
-        os.unlink(self.tree.path(TEMP))
-
-    def show_sensor(self):
-        self.sensor_present = True
-
-
-class Daemon:
-    def __init__(self, tree, config, *extra):
-        self.log_path = os.path.join(tree.root, "..", os.path.basename(tree.root) + ".log")
-        self.log = open(self.log_path, "w+")
-        self.proc = subprocess.Popen(
-            [DAEMON, "--config", config, "--sysfs-root", tree.root, *extra],
-            stdout=self.log, stderr=subprocess.STDOUT)
-
-    def text(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def wait_for_log(self, needle, timeout=10.0, count=1):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.text().count(needle) >= count:
-                return True
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        return False
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=10)
-        finally:
-            self.log.close()
-            os.unlink(self.log_path)
-
-
-def wait_until(predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
-
-
 class DaemonEndToEnd(unittest.TestCase):
     def setUp(self):
         self.tree = Tree()
@@ -256,11 +94,8 @@ class DaemonEndToEnd(unittest.TestCase):
         self.tree.cleanup()
 
     def test_full_scenario(self):
-        model = ThermalModel(self.tree)
-        model.start()
-        daemon = Daemon(self.tree, self.config)
-        try:
-            self.assertTrue(daemon.wait_for_log("running"), daemon.text())
+        with e2e_fixture.running(self.tree, self.config) as run:
+            model, daemon = run.model, run.daemon
             # Cool start: level 0 means fan state 0 and the full CPU range.
             self.assertTrue(wait_until(lambda: self.tree.read_int(FAN) == 0, 3), daemon.text())
             self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
@@ -319,16 +154,10 @@ class DaemonEndToEnd(unittest.TestCase):
             self.assertEqual(code, 0)
             self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
             self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL, log)
-        finally:
-            model.stop_flag.set()
-            model.join()
-            if daemon.proc.poll() is None:
-                daemon.proc.kill()
-                daemon.proc.wait()
 
     def test_dry_run_writes_nothing(self):
         self.tree.write(TEMP, 55000)
-        out = subprocess.run([DAEMON, "--config", self.config, "--sysfs-root", self.tree.root,
+        out = subprocess.run([e2e_fixture.DAEMON, "--config", self.config, "--sysfs-root", self.tree.root,
                               "--dry-run", "--once"], capture_output=True, text=True, timeout=10)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("would write", out.stderr)
@@ -337,7 +166,7 @@ class DaemonEndToEnd(unittest.TestCase):
 
     def test_missing_hardware_exits_3_with_a_message(self):
         shutil.rmtree(self.tree.path("class/thermal/thermal_zone0"))
-        out = subprocess.run([DAEMON, "--config", self.config, "--sysfs-root", self.tree.root],
+        out = subprocess.run([e2e_fixture.DAEMON, "--config", self.config, "--sysfs-root", self.tree.root],
                              capture_output=True, text=True, timeout=10)
         self.assertEqual(out.returncode, 3, out.stderr)
         self.assertIn("skin-therm", out.stderr)
@@ -346,7 +175,7 @@ class DaemonEndToEnd(unittest.TestCase):
     def test_bad_policy_exits_2_naming_the_file(self):
         with open(self.config, "w") as f:
             f.write("version: 1\nsensors:\n  skin: {source: {kind: thermal_zone}}\n  bogus_key: 1\n")
-        out = subprocess.run([DAEMON, "--config", self.config, "--sysfs-root", self.tree.root],
+        out = subprocess.run([e2e_fixture.DAEMON, "--config", self.config, "--sysfs-root", self.tree.root],
                              capture_output=True, text=True, timeout=10)
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn("policy.yaml:", out.stderr)
@@ -376,5 +205,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--daemon", required=True)
     args, rest = parser.parse_known_args()
-    DAEMON = os.path.abspath(args.daemon)
+    e2e_fixture.DAEMON = os.path.abspath(args.daemon)
     unittest.main(argv=[sys.argv[0], "-v", *rest])

@@ -2,7 +2,7 @@
 """Bit-exact replay of the real coolhandd's own decisions (issue 11).
 
 The real coolhandd runs against a fake sysfs tree in /dev/shm that the
-first-order thermal model of daemon_e2e.py drives (it reads the fan and CPU
+first-order thermal model of e2e_fixture.py drives (it reads the fan and CPU
 knobs the daemon writes and writes the skin temperature back), so the
 daemon's decisions feed back into its inputs. After the fan and the CPU cap
 have both moved, SIGUSR1 dumps the flight recorder, and
@@ -31,12 +31,11 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import daemon_e2e  # noqa: E402  (the Tree, ThermalModel and Daemon helpers)
+import e2e_fixture  # noqa: E402  (the tree, the model, the daemon: running())
 
 SIM = None
 
@@ -86,7 +85,7 @@ def policy(setpoint):
     return POLICY.replace("SETPOINT", setpoint)
 
 
-def run(*args):
+def run_sim(*args):
     return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=120)
 
 
@@ -98,26 +97,21 @@ def read_csv(path):
 class BitExactReplay(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if os.path.isdir("/dev/shm"):
-            tempfile.tempdir = "/dev/shm"  # many small files: keep them off ext4
-        cls.work = tempfile.mkdtemp(prefix="coolhand-replay-e2e-")
-        cls.tree = daemon_e2e.Tree()
+        cls.work = e2e_fixture.scratch_dir("coolhand-replay-e2e-")
+        cls.tree = e2e_fixture.Tree()
         cls.config = os.path.join(cls.work, "policy.yaml")
         with open(cls.config, "w") as f:
             f.write(policy("46"))
         record_dir = os.path.join(cls.work, "records")
         os.makedirs(record_dir)
-        model = daemon_e2e.ThermalModel(cls.tree)
-        model.demand_w = 4.0  # heads for 50 °C unthrottled
-        model.start()
-        daemon = daemon_e2e.Daemon(cls.tree, cls.config, "--record-dir", record_dir)
-        try:
-            if not daemon.wait_for_log("running"):
-                raise AssertionError("coolhandd did not start:\n" + daemon.text())
+        # 4 W heads for 50 °C unthrottled.
+        with e2e_fixture.running(cls.tree, cls.config, "--record-dir", record_dir,
+                                 demand_w=4.0) as run:
+            model, daemon = run.model, run.daemon
             # Both devices must have moved: the recording then holds real
             # decisions, not a flat line.
-            ok = daemon_e2e.wait_until(
-                lambda: model.max_fan_seen > 0 and model.min_cpu_seen < daemon_e2e.CPU_MAX_KHZ,
+            ok = e2e_fixture.wait_until(
+                lambda: model.max_fan_seen > 0 and model.min_cpu_seen < e2e_fixture.CPU_MAX_KHZ,
                 30.0)
             if not ok:
                 raise AssertionError("fan and cpu did not both throttle:\n" + daemon.text())
@@ -127,10 +121,7 @@ class BitExactReplay(unittest.TestCase):
                 raise AssertionError("no dump after SIGUSR1:\n" + daemon.text())
             m = re.search(r"flight recorder: SIGUSR1 dumped to (\S+)", daemon.text())
             cls.recording = m.group(1)
-        finally:
-            model.stop_flag.set()
-            model.join()
-            cls.daemon_exit = daemon.stop()
+        cls.daemon_exit = run.exit_code
 
     @classmethod
     def tearDownClass(cls):
@@ -139,7 +130,7 @@ class BitExactReplay(unittest.TestCase):
 
     def test_embedded_policy_reproduces_every_record(self):
         out = os.path.join(self.work, "exact")
-        r = run("replay", "--recording", self.recording, "--out", out)
+        r = run_sim("replay", "--recording", self.recording, "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
         m = re.search(r"bit-exact with its own policy: (\d+) segment\(s\), (\d+) engine steps, "
                       r"(\d+) records compared, no difference", r.stdout)
@@ -162,9 +153,9 @@ class BitExactReplay(unittest.TestCase):
     def test_replayed_decisions_match_the_exported_daemon_records(self):
         out = os.path.join(self.work, "exact2")
         exported = os.path.join(self.work, "export")
-        r = run("replay", "--recording", self.recording, "--out", out)
+        r = run_sim("replay", "--recording", self.recording, "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr)
-        e = run("export", "--recording", self.recording, "--output", exported)
+        e = run_sim("export", "--recording", self.recording, "--output", exported)
         self.assertEqual(e.returncode, 0, e.stderr)
         steps = read_csv(os.path.join(exported, "step.csv"))
         decisions = read_csv(os.path.join(exported, "device_decision.csv"))
@@ -184,7 +175,7 @@ class BitExactReplay(unittest.TestCase):
         same = os.path.join(self.work, "same.yaml")
         with open(same, "w") as f:
             f.write(policy("46"))
-        r = run("replay", "--recording", self.recording, "--policy", same, "--exact",
+        r = run_sim("replay", "--recording", self.recording, "--policy", same, "--exact",
                 "--out", os.path.join(self.work, "same"))
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
         self.assertIn("bit-exact with " + same, r.stdout)
@@ -193,13 +184,13 @@ class BitExactReplay(unittest.TestCase):
         mutant = os.path.join(self.work, "mutant.yaml")
         with open(mutant, "w") as f:
             f.write(policy("46.1"))
-        r = run("replay", "--recording", self.recording, "--policy", mutant, "--exact",
+        r = run_sim("replay", "--recording", self.recording, "--policy", mutant, "--exact",
                 "--out", os.path.join(self.work, "mutant"))
         self.assertEqual(r.returncode, 1, r.stdout)
         self.assertRegex(r.stderr, r"^coolhand-sim: " + re.escape(self.recording) +
                          r": record \d+ \(byte \d+\): the replay differs from the daemon: ")
         # Without --exact it is a what-if: it runs and reports.
-        w = run("replay", "--recording", self.recording, "--policy", mutant,
+        w = run_sim("replay", "--recording", self.recording, "--policy", mutant,
                 "--out", os.path.join(self.work, "whatif"))
         self.assertEqual(w.returncode, 0, w.stderr)
         self.assertIn("(open loop)", w.stdout)
@@ -217,10 +208,8 @@ class WrappedRingReplay(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if os.path.isdir("/dev/shm"):
-            tempfile.tempdir = "/dev/shm"
-        cls.work = tempfile.mkdtemp(prefix="coolhand-replay-wrap-e2e-")
-        cls.tree = daemon_e2e.Tree()
+        cls.work = e2e_fixture.scratch_dir("coolhand-replay-wrap-e2e-")
+        cls.tree = e2e_fixture.Tree()
         cls.config = os.path.join(cls.work, "policy.yaml")
         text = policy("46").replace("  min_interval: 200ms\n  max_interval: 1s\n",
                                     "  min_interval: 20ms\n  max_interval: 40ms\n")
@@ -228,16 +217,12 @@ class WrappedRingReplay(unittest.TestCase):
             f.write("daemon:\n  recorder: {records: 1024}\n" + text)
         record_dir = os.path.join(cls.work, "records")
         os.makedirs(record_dir)
-        model = daemon_e2e.ThermalModel(cls.tree)
-        model.demand_w = 4.0
-        model.start()
-        daemon = daemon_e2e.Daemon(cls.tree, cls.config, "--record-dir", record_dir)
         cls.recording = None
         cls.lost = 0
-        try:
-            if not daemon.wait_for_log("running"):
-                raise AssertionError("coolhandd did not start:\n" + daemon.text())
-            ok = daemon_e2e.wait_until(lambda: model.min_cpu_seen < daemon_e2e.CPU_MAX_KHZ, 30.0)
+        with e2e_fixture.running(cls.tree, cls.config, "--record-dir", record_dir,
+                                 demand_w=4.0) as run:
+            model, daemon = run.model, run.daemon
+            ok = e2e_fixture.wait_until(lambda: model.min_cpu_seen < e2e_fixture.CPU_MAX_KHZ, 30.0)
             if not ok:
                 raise AssertionError("cpu did not throttle:\n" + daemon.text())
             # Dump until a dump has wrapped (at this rate one does within seconds).
@@ -248,7 +233,7 @@ class WrappedRingReplay(unittest.TestCase):
                     raise AssertionError("no dump after SIGUSR1:\n" + daemon.text())
                 path = re.findall(r"flight recorder: SIGUSR1 dumped to (\S+)", daemon.text())[-1]
                 exported = os.path.join(cls.work, "export%d" % n)
-                e = run("export", "--recording", path, "--output", exported)
+                e = run_sim("export", "--recording", path, "--output", exported)
                 if e.returncode != 0:
                     raise AssertionError(e.stderr)
                 with open(os.path.join(exported, "recording.csv")) as f:
@@ -256,10 +241,7 @@ class WrappedRingReplay(unittest.TestCase):
                 if lost and lost[0] > 0:
                     cls.recording, cls.lost = path, lost[0]
                     break
-        finally:
-            model.stop_flag.set()
-            model.join()
-            cls.daemon_exit = daemon.stop()
+        cls.daemon_exit = run.exit_code
 
     @classmethod
     def tearDownClass(cls):
@@ -270,7 +252,7 @@ class WrappedRingReplay(unittest.TestCase):
         self.assertIsNotNone(self.recording, "the ring never wrapped")
         self.assertGreater(self.lost, 0)
         out = os.path.join(self.work, "exact")
-        r = run("replay", "--recording", self.recording, "--out", out)
+        r = run_sim("replay", "--recording", self.recording, "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
         self.assertRegex(r.stderr, r"note: .*segment 0 lost its start to the ring's wrap; "
                                    r"replayed from the checkpoint at record \d+")
@@ -284,7 +266,7 @@ class WrappedRingReplay(unittest.TestCase):
             text = f.read()
         with open(mutant, "w") as f:
             f.write(text.replace("setpoint_c: 46", "setpoint_c: 46.1"))
-        bad = run("replay", "--recording", self.recording, "--policy", mutant, "--exact",
+        bad = run_sim("replay", "--recording", self.recording, "--policy", mutant, "--exact",
                   "--out", os.path.join(self.work, "mutant"))
         self.assertEqual(bad.returncode, 1, bad.stdout)
         self.assertIn("the replay differs from the daemon", bad.stderr)
@@ -298,6 +280,6 @@ if __name__ == "__main__":
     parser.add_argument("--daemon", required=True)
     parser.add_argument("--sim", required=True)
     args, rest = parser.parse_known_args()
-    daemon_e2e.DAEMON = args.daemon
+    e2e_fixture.DAEMON = os.path.abspath(args.daemon)
     SIM = args.sim
     unittest.main(argv=[sys.argv[0], "-v", *rest])

@@ -30,16 +30,16 @@ Metadata meta() {
 TEST(Layout, EveryKindHasTimeAndKindFirstAndFieldsInsideTheRecord) {
   std::set<std::uint16_t> kinds;
   for (const KindLayout& k : layouts()) {
-    EXPECT_TRUE(kinds.insert(static_cast<std::uint16_t>(k.kind)).second) << k.name;
-    ASSERT_GE(k.fields.size(), 2u) << k.name;
-    EXPECT_EQ(k.fields[0].name, "t_ns");
-    EXPECT_EQ(k.fields[0].offset, 0);
-    EXPECT_EQ(k.fields[1].name, "kind");
-    EXPECT_EQ(k.fields[1].offset, 8);
-    for (const FieldLayout& f : k.fields) {
-      EXPECT_LE(f.offset + field_size(f.type), kRecordSize) << k.name << "." << f.name;
+    EXPECT_TRUE(kinds.insert(static_cast<std::uint16_t>(k.kind)).second) << k.name();
+    ASSERT_GE(k.fields().size(), 2u) << k.name();
+    EXPECT_EQ(k.fields()[0].name, "t_ns");
+    EXPECT_EQ(k.fields()[0].offset, 0);
+    EXPECT_EQ(k.fields()[1].name, "kind");
+    EXPECT_EQ(k.fields()[1].offset, 8);
+    for (const FieldLayout& f : k.fields()) {
+      EXPECT_LE(f.offset + field_size(f.type), kRecordSize) << k.name() << "." << f.name;
     }
-    EXPECT_EQ(kind_from_string(k.name), k.kind);
+    EXPECT_EQ(kind_from_string(k.name()), k.kind);
     EXPECT_EQ(find_layout(static_cast<std::uint16_t>(k.kind)), &k);
   }
   EXPECT_EQ(find_layout(0), nullptr);
@@ -53,7 +53,7 @@ TEST(Layout, FieldValueReadsSplitAndSignedFields) {
   const KindLayout* l = find_layout(r.kind);
   ASSERT_NE(l, nullptr);
   std::map<std::string_view, std::int64_t> v;
-  for (const FieldLayout& f : l->fields) v[f.name] = field_value(r, f);
+  for (const FieldLayout& f : l->fields()) v[f.name] = field_value(r, f);
   EXPECT_EQ(v["requested"], 3);
   EXPECT_EQ(v["cause"], 0xFFFF);
   EXPECT_EQ(v["flags"], kDecisionChanged);

@@ -83,8 +83,21 @@ void encode_checkpoint_head(std::span<std::byte> out, std::span<const std::uint1
                             std::span<const std::uint32_t> sensor_state,
                             std::span<const std::uint32_t> bound_state);
 
-// Put a checkpoint into the ring. No allocation, no lock, no system call.
-void put_checkpoint(Ring& ring, const CheckpointHeader& h, std::span<const std::byte> payload);
+// A checkpoint is encoded in place, in the ring slots its own records will
+// take, so the recorder keeps no payload buffer of its own:
+//   1. checkpoint_scratch(): the bytes of those slots for a payload of up
+//      to `max_bytes` (chunk records start one slot after the header's);
+//      empty when the checkpoint's records would wrap past the ring's end
+//      (then try at a later call: the ring is contiguous again after the
+//      wrap), or cannot fit in the ring at all;
+//   2. the caller writes the payload at the scratch's start;
+//   3. put_checkpoint(): the header record, the payload spread over
+//      checkpoint_data records in place (a chunk's 20 bytes are the
+//      record's last 20, a, b, c and d), the end record with the checksum.
+// No allocation, no lock, no system call. Nothing else may use the ring
+// between 1 and 3.
+[[nodiscard]] std::span<std::byte> checkpoint_scratch(Ring& ring, std::size_t max_bytes);
+void put_checkpoint(Ring& ring, const CheckpointHeader& h, std::size_t bytes);
 
 // The checkpoint whose first record is records[at], if it is whole: every
 // chunk in order, the end record's count and checksum matching, nothing

@@ -20,8 +20,10 @@
 //     records have gone into the ring since the last one. The default
 //     interval is default_checkpoint_interval(): a quarter of the ring (in
 //     a ring of default size ~7.5 minutes of the busiest shipped policy),
-//     at least 4 × the checkpoint's own records. The payload buffer is
-//     allocated at construction, at the loop's largest state.
+//     at least 4 × the checkpoint's own records. The payload is encoded in
+//     place in the ring (checkpoint_scratch()), so the recorder holds no
+//     payload buffer; a checkpoint whose records would wrap past the ring's
+//     end waits for the first call after the wrap (a few records later).
 // Timestamps: the ring's time. With a clock (set_clock), LoopRecorder sets it
 // at each call; without one it uses `now` (ms) * 1e6.
 //
@@ -70,11 +72,15 @@ class LoopRecorder {
   // Records between checkpoints; 0: none. Takes effect from the next call.
   void set_checkpoint_interval(std::uint64_t records);
   [[nodiscard]] std::uint64_t checkpoint_interval() const { return checkpoint_every_; }
-  // The largest checkpoint payload of this loop, in bytes (the buffer's size).
-  [[nodiscard]] std::size_t checkpoint_bytes() const { return payload_.size(); }
-  // Records one checkpoint now (the calls do when one is due).
-  void checkpoint();
+  // The largest checkpoint payload of this loop, in bytes.
+  [[nodiscard]] std::size_t checkpoint_bytes() const { return max_payload_; }
+  // Records one checkpoint now (the calls do when one is due). False, and
+  // nothing recorded, when its records would wrap past the ring's end or
+  // cannot fit in the ring.
+  bool checkpoint();
   // The payload a checkpoint would carry now (valid until the next call).
+  // For replay's checks: its buffer is allocated at the first call, which
+  // the recording path never makes.
   [[nodiscard]] std::span<const std::byte> state_payload();
   // Continue from checkpoint `cp` (for a replay that starts there): the
   // recorder's last port answers and the loop's state. False when the
@@ -89,6 +95,7 @@ class LoopRecorder {
 
  private:
   void stamp(policy::Time now);
+  std::size_t encode_payload(std::span<std::byte> out) const;
   void checkpoint_if_due() {
     if (checkpoint_every_ != 0 && ring_.total() >= next_checkpoint_) checkpoint();
   }
@@ -97,7 +104,8 @@ class LoopRecorder {
   ClockNs clock_;
   CheckpointHeader header_;              // what every checkpoint's first record says
   std::vector<std::uint16_t> slot_map_;  // slot -> policy sensor index
-  std::vector<std::byte> payload_;       // checkpoint payload, sized at construction
+  std::size_t max_payload_ = 0;          // the largest checkpoint payload, bytes
+  std::vector<std::byte> payload_;       // state_payload()'s buffer (replay only)
   std::uint64_t checkpoint_every_ = 0;
   std::uint64_t next_checkpoint_ = 0;  // ring total() at which one is due
   std::unique_ptr<Taps> taps_;

@@ -73,6 +73,20 @@ class Ring {
     ++total_;
   }
 
+  // In-place writing (checkpoints, checkpoint.h): the next `n` slots as one
+  // run of memory, or an empty span when they would wrap past the ring's
+  // end. The caller may use them as scratch and must fill each with a whole
+  // record before commit(n), which makes them the next n records (as n
+  // put() calls would). Nothing else may touch the ring in between.
+  [[nodiscard]] std::span<Record> next_slots(std::size_t n) {
+    if (n > capacity_ - pos_) return {};
+    return {slots_ + pos_, n};
+  }
+  void commit(std::size_t n) {
+    pos_ = (pos_ + n) % capacity_;
+    total_ += n;
+  }
+
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
   [[nodiscard]] std::uint64_t total() const { return total_; }
   // Records held: those put since the last resize kept, up to capacity.
