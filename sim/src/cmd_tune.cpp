@@ -45,6 +45,7 @@ struct TuneArgs {
   std::optional<double> limit_c, time_budget_s;
   double tolerance_c = kOvershootAllowedC;
   std::uint64_t seed = 1;
+  std::size_t noise_seeds = 1;
   std::optional<std::size_t> global, local;
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
@@ -85,6 +86,7 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
               {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
               {"params", a.params},
               {"seed", s.seed},
+              {"noise_seeds", s.noise_seeds},
               {"limit_c", s.limit_c},
               {"tolerance_c", s.tolerance_c},
               {"baselines", a.baselines},
@@ -159,6 +161,8 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
 
   TuneSettings s;
   s.seed = a.seed;
+  if (a.noise_seeds == 0) throw Failure("--noise-seeds 0: a candidate needs a run");
+  s.noise_seeds = a.noise_seeds;
   s.limit_c = a.limit_c.value_or(problem.policy_skin_limit_c.value_or(model.skin_limit_c));
   s.tolerance_c = a.tolerance_c;
   if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
@@ -284,6 +288,7 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.policy = run.at("policy").at("path").get<std::string>();
     a.params = run.at("params").get<std::vector<std::string>>();
     a.seed = run.at("seed").get<std::uint64_t>();
+    a.noise_seeds = run.at("noise_seeds").get<std::size_t>();
     a.limit_c = run.at("limit_c").get<double>();
     a.tolerance_c = run.at("tolerance_c").get<double>();
     a.baselines = run.at("baselines").get<std::vector<std::string>>();
@@ -323,6 +328,10 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLo
                   "tuned policy must meet, as compare's targets (repeatable; `-g none`: none)")
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "global-stage shift and sensor-noise seed")
+      ->capture_default_str();
+  cmd->add_option("--noise-seeds", a->noise_seeds,
+                  "K: run every candidate with the noise seeds SEED..SEED+K-1 and count its worst "
+                  "(peak, °C·s, performance)")
       ->capture_default_str();
   cmd->add_option("--global", a->global,
                   "global-stage candidates incl. the policy as written (default: 16 per "

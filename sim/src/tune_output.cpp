@@ -66,9 +66,14 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
         settings.limit_c, settings.tolerance_c,
         report.baselines.empty() ? std::string("none run") : report.baselines));
   lines.push_back(fmt::format(
-      "Search: seed {}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
+      "Search: seed {}{}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
       "(NLopt COBYLA, ended by: {}){}.",
-      settings.seed, outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
+      settings.seed,
+      settings.noise_seeds > 1
+          ? fmt::format(" (each candidate's worst over noise seeds {}..{})", settings.seed,
+                        settings.seed + settings.noise_seeds - 1)
+          : std::string(),
+      outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
       outcome.local_stop,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? "; stopped by the time budget"

@@ -162,25 +162,42 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
     else
       docs[c] = std::move(*parsed.document);
   }
+  // One run per (candidate, workload, noise seed); each writes its own slot.
+  const std::size_t ns = std::max<std::size_t>(1, settings.noise_seeds);
+  struct Run {
+    double max_skin_c = 0, performance = 0, degree_seconds = 0;
+  };
+  std::vector<Run> runs(xs.size() * nw * ns);
   std::vector<std::string> run_errors(xs.size() * nw);
-  parallel_for(xs.size() * nw, thread_count(settings), [&](std::size_t task) {
-    const std::size_t c = task / nw, w = task % nw;
+  parallel_for(runs.size(), thread_count(settings), [&](std::size_t task) {
+    const std::size_t c = task / (nw * ns), w = task / ns % nw, k = task % ns;
     if (!docs[c]) return;
     auto made = make_policy_controller(*job.model, *docs[c], "candidate");
     if (auto* e = std::get_if<std::string>(&made)) {
-      run_errors[task] = *e;
+      if (k == 0) run_errors[c * nw + w] = *e;
       return;
     }
     // From the workload's start state (a soaked start), as compare runs it.
-    ThermalModel model(workloads[w].start(*job.model), settings.seed);
+    ThermalModel model(workloads[w].start(*job.model), settings.seed + k);
     Workload wl = workloads[w];
     RunOptions options;
     options.record_trace = false;
     const auto r = run(model, wl, *std::get<std::unique_ptr<Controller>>(made), options);
-    out[c].max_skin_c[w] = r.metrics.max_skin_c;
-    out[c].performance[w] = r.metrics.performance;
-    out[c].degree_seconds[w] = r.metrics.degree_seconds_over_limit;
+    runs[task] =
+        Run{r.metrics.max_skin_c, r.metrics.performance, r.metrics.degree_seconds_over_limit};
   });
+  // Over the noise seeds, the worst of each: the hottest peak, the most
+  // °C·s, the least performance.
+  for (std::size_t c = 0; c < xs.size(); ++c)
+    for (std::size_t w = 0; w < nw; ++w)
+      for (std::size_t k = 0; k < ns; ++k) {
+        const Run& r = runs[(c * nw + w) * ns + k];
+        auto& e = out[c];
+        e.max_skin_c[w] = k == 0 ? r.max_skin_c : std::max(e.max_skin_c[w], r.max_skin_c);
+        e.degree_seconds[w] =
+            k == 0 ? r.degree_seconds : std::max(e.degree_seconds[w], r.degree_seconds);
+        e.performance[w] = k == 0 ? r.performance : std::min(e.performance[w], r.performance);
+      }
   for (std::size_t c = 0; c < xs.size(); ++c) {
     for (std::size_t w = 0; w < nw && out[c].error.empty(); ++w)
       if (!run_errors[c * nw + w].empty()) out[c].error = run_errors[c * nw + w];

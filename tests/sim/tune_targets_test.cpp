@@ -134,5 +134,36 @@ TEST(TuneTargetsTest, WhatTuneAcceptsComparePasses) {
   EXPECT_TRUE(check_targets(r).empty()) << check_targets(r).front();
 }
 
+// With --noise-seeds K a candidate counts its worst run over the seeds
+// seed..seed+K-1: the hottest peak, the most °C·s, the least performance.
+TEST(TuneTargetsTest, NoiseSeedsCountTheWorstRun) {
+  Fixture f;
+  std::ifstream in(kPolicyPath);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str().substr(0, ss.str().find("\ntune:\n") + 1);
+  auto made = make_tune_problem(text, "p.yaml", {"controllers.skin_pid_cpu.kp=0.2..2"});
+  ASSERT_TRUE(std::holds_alternative<TuneProblem>(made));
+  const TuneProblem problem = std::get<TuneProblem>(made);
+  const TuneJob job{&f.model, &f.workloads, &problem};
+  TuneSettings s;
+  s.threads = 2;
+  std::vector<TuneEval> single;
+  for (std::uint64_t seed : {11U, 12U}) {
+    s.seed = seed;
+    single.push_back(evaluate_candidates(job, s, {{0.8}}).front());
+  }
+  s.seed = 11;
+  s.noise_seeds = 2;
+  const TuneEval both = evaluate_candidates(job, s, {{0.8}}).front();
+  ASSERT_TRUE(both.error.empty()) << both.error;
+  // The seeds differ, or the test shows nothing.
+  EXPECT_NE(single[0].max_skin_c[0], single[1].max_skin_c[0]);
+  EXPECT_EQ(both.max_skin_c[0], std::max(single[0].max_skin_c[0], single[1].max_skin_c[0]));
+  EXPECT_EQ(both.performance[0], std::min(single[0].performance[0], single[1].performance[0]));
+  EXPECT_EQ(both.degree_seconds[0],
+            std::max(single[0].degree_seconds[0], single[1].degree_seconds[0]));
+}
+
 }  // namespace
 }  // namespace coolhand::sim

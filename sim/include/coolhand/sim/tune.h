@@ -144,7 +144,12 @@ inline constexpr double kDegreeSecondsPerC = 60.0;
 inline constexpr double kPerformancePerC = 0.01;
 
 struct TuneSettings {
-  std::uint64_t seed = 1;    // Halton shift and the sensor-noise seed of every run
+  std::uint64_t seed = 1;  // Halton shift and the sensor-noise seed of every run ...
+  // ... or, with K > 1, every candidate runs each workload with the noise
+  // seeds seed .. seed+K-1 and counts its worst: the hottest peak, the most
+  // °C·s, the least performance (the baselines' targets use `seed`). One
+  // seed can favour a policy that rides the tolerance's edge by luck.
+  std::size_t noise_seeds = 1;
   double limit_c = 45.0;     // max skin allowed on every workload ...
   double tolerance_c = 0.5;  // ... plus this (compare's kOvershootAllowedC by default)
   // Per workload (parallel to the workloads); empty: the allowed skin is
