@@ -260,7 +260,8 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
           ? fmt::format("misses its targets by {:.2f} °C-equivalent", best.violation_c)
           : std::string("every workload's target met"),
       outcome.global.candidates, outcome.local.size(),
-      (outcome.global.candidates + outcome.local.size()) * workloads.size(), wall, threads,
+      (outcome.global.candidates + outcome.local.size()) * workloads.size() * s.noise_seeds, wall,
+      threads,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? fmt::format(" (stopped by the time budget: rerun with --global {} --local {} to "
                         "reproduce)",
