@@ -10,6 +10,7 @@
 #include <string>
 #include <variant>
 
+#include "coolhand/config/policy_file.h"
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/tune.h"
@@ -163,6 +164,35 @@ TEST(TuneTargetsTest, NoiseSeedsCountTheWorstRun) {
   EXPECT_EQ(both.performance[0], std::min(single[0].performance[0], single[1].performance[0]));
   EXPECT_EQ(both.degree_seconds[0],
             std::max(single[0].degree_seconds[0], single[1].degree_seconds[0]));
+}
+
+// The shipped ports' `tune:` blocks resolve against their policies, and the
+// tuned policies beside them load in the daemon's loader (which ignores the
+// block) and hold gaming within the limit + 0.5 °C on their models.
+TEST(TuneTargetsTest, ShippedTunedPoliciesLoadAndRun) {
+  for (const std::string name : {"tablet-10", "gaming-7", "umpc-8-intel"}) {
+    SCOPED_TRACE(name);
+    for (const std::string& file : {name, name + "-tuned"}) {
+      std::ifstream in(kData + "/policies/" + file + ".yaml");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      auto problem = make_tune_problem(ss.str(), file, {});
+      ASSERT_TRUE(std::holds_alternative<TuneProblem>(problem)) << file;
+      EXPECT_GE(std::get<TuneProblem>(problem).params.size(), 10U);
+    }
+    const auto m = std::get<ModelSpec>(load_model_file(kData + "/models/" + name + ".yaml"));
+    auto t = load_csv_file(kData + "/workloads/gaming.csv");
+    Workload w = std::get<Workload>(Workload::bind(std::get<CsvTable>(t), m));
+    auto policy = config::load_policy_file(kData + "/policies/" + name + "-tuned.yaml");
+    ASSERT_TRUE(policy.errors.empty()) << policy.errors.front().to_string();
+    auto ctl = make_policy_controller(m, *policy.document, name);
+    ASSERT_TRUE(std::holds_alternative<std::unique_ptr<Controller>>(ctl));
+    ThermalModel model(w.start(m), 1);
+    RunOptions o;
+    o.record_trace = false;
+    const auto r = run(model, w, *std::get<std::unique_ptr<Controller>>(ctl), o);
+    EXPECT_LE(r.metrics.max_skin_c, m.skin_limit_c + 0.5);
+  }
 }
 
 }  // namespace
