@@ -39,9 +39,13 @@ struct Failure : std::runtime_error {
 struct TuneArgs {
   std::string model, policy, out = "coolhand-sim-tune", shard;
   std::vector<std::string> workloads, params, from_shards;
+  // Kernel baselines whose °C·s and performance the tuned policy must meet,
+  // as compare's targets (tune_targets.cpp); `none` alone: no baseline.
+  std::vector<std::string> baselines{"step_wise", "bang_bang", "fair_share", "power_allocator"};
   std::optional<double> limit_c, time_budget_s;
   double tolerance_c = kOvershootAllowedC;
   std::uint64_t seed = 1;
+  std::size_t noise_seeds = 1;
   std::optional<std::size_t> global, local;
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
@@ -82,8 +86,10 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
               {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
               {"params", a.params},
               {"seed", s.seed},
+              {"noise_seeds", s.noise_seeds},
               {"limit_c", s.limit_c},
               {"tolerance_c", s.tolerance_c},
+              {"baselines", a.baselines},
               {"global", global_count(problem, s)},
               {"local", local_count(problem, s)},
               {"bound", !a.no_bound}};
@@ -155,6 +161,8 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
 
   TuneSettings s;
   s.seed = a.seed;
+  if (a.noise_seeds == 0) throw Failure("--noise-seeds 0: a candidate needs a run");
+  s.noise_seeds = a.noise_seeds;
   s.limit_c = a.limit_c.value_or(problem.policy_skin_limit_c.value_or(model.skin_limit_c));
   s.tolerance_c = a.tolerance_c;
   if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
@@ -164,6 +172,33 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   s.time_budget_s = a.time_budget_s;
   s.started = started;
   if (!a.quiet) s.progress = [](std::string_view line) { std::cerr << line << "\n"; };
+  std::vector<Governor> governors;
+  for (const auto& g : a.baselines) {
+    const auto gov = governor_from_string(g);
+    if (!gov) throw Failure("--baseline " + g + ": not a kernel governor");
+    if (*gov != Governor::none) governors.push_back(*gov);
+  }
+  // The bound first: its lowest peak skin is the floor of an infeasible
+  // workload's allowed skin (tune_targets.cpp).
+  TuneReportInputs report{model.name, names, {}, {}};
+  for (const auto& w : workloads) {
+    if (a.no_bound) {
+      report.bounds.emplace_back(std::nullopt);
+      continue;
+    }
+    if (!a.quiet) std::cerr << "tune: the performance bound of " << w.name() << "\n";
+    BoundOptions bo;
+    bo.limit_c = s.limit_c;
+    auto b = compute_bound(model, w, bo);
+    if (auto* e = std::get_if<std::string>(&b)) throw Failure("bound: " + w.name() + ": " + *e);
+    report.bounds.emplace_back(std::get<BoundResult>(b));
+  }
+  for (const auto g : governors)
+    report.baselines += (report.baselines.empty() ? "" : ", ") + std::string(to_string(g));
+  if (!a.quiet && !governors.empty())
+    std::cerr << "tune: the kernel baselines (" << report.baselines << ") on every workload\n";
+  s.targets = tune_targets(model, workloads, governors, KernelVersion::v6_1, report.bounds,
+                           s.limit_c, s.tolerance_c, s.seed, a.threads);
   const TuneJob job{&model, &workloads, &problem};
   const std::string run_id = identity(a, problem, model_path, a.workloads, policy_text, s).dump();
   const unsigned threads =
@@ -205,19 +240,6 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   if (auto* e = std::get_if<std::string>(&finished)) throw Failure(*e);
   const TuneOutcome& outcome = std::get<TuneOutcome>(finished);
 
-  TuneReportInputs report{model.name, names, {}};
-  for (const auto& w : workloads) {
-    if (a.no_bound) {
-      report.bounds.emplace_back(std::nullopt);
-      continue;
-    }
-    if (!a.quiet) std::cerr << "tune: the performance bound of " << w.name() << "\n";
-    BoundOptions bo;
-    bo.limit_c = s.limit_c;
-    auto b = compute_bound(model, w, bo);
-    if (auto* e = std::get_if<std::string>(&b)) throw Failure("bound: " + w.name() + ": " + *e);
-    report.bounds.emplace_back(std::get<BoundResult>(b));
-  }
   const std::string policy_out = (fs::path(a.out) / "policy.yaml").string();
   write(tuned_policy_text(job, s, outcome, report), policy_out);
   write(convergence_svg(outcome, s.limit_c + s.tolerance_c,
@@ -234,10 +256,12 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
       "{} global + {} local evaluations ({} runs) in {:.1f} s wall on {} threads{}\n"
       "wrote {}, convergence.svg and evaluations.csv\n",
       a.policy, workloads.size(), start.suite_performance, best.suite_performance,
-      best.violation_c > 0 ? fmt::format("{:.2f} °C over the limit + tolerance", best.violation_c)
-                           : std::string("max skin within the limit + tolerance everywhere"),
+      best.violation_c > 0
+          ? fmt::format("misses its targets by {:.2f} °C-equivalent", best.violation_c)
+          : std::string("every workload's target met"),
       outcome.global.candidates, outcome.local.size(),
-      (outcome.global.candidates + outcome.local.size()) * workloads.size(), wall, threads,
+      (outcome.global.candidates + outcome.local.size()) * workloads.size() * s.noise_seeds, wall,
+      threads,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? fmt::format(" (stopped by the time budget: rerun with --global {} --local {} to "
                         "reproduce)",
@@ -265,8 +289,10 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.policy = run.at("policy").at("path").get<std::string>();
     a.params = run.at("params").get<std::vector<std::string>>();
     a.seed = run.at("seed").get<std::uint64_t>();
+    a.noise_seeds = run.at("noise_seeds").get<std::size_t>();
     a.limit_c = run.at("limit_c").get<double>();
     a.tolerance_c = run.at("tolerance_c").get<double>();
+    a.baselines = run.at("baselines").get<std::vector<std::string>>();
     a.global = run.at("global").get<std::size_t>();
     a.local = run.at("local").get<std::size_t>();
     a.no_bound = !run.at("bound").get<bool>();
@@ -284,8 +310,10 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLo
   auto* cmd = app.add_subcommand(
       "tune",
       "search a policy's tunable parameters (a `tune:` block or --param) for the most suite "
-      "performance with max skin <= limit + tolerance on every workload; writes the tuned "
-      "policy, a convergence plot and every evaluation");
+      "performance subject to compare's targets on every workload (max skin <= limit + "
+      "tolerance, or the bound's floor + tolerance where no schedule holds the limit; °C·s and "
+      "performance against the kernel baselines); writes the tuned policy, a convergence plot "
+      "and every evaluation");
   cmd->add_option("--model,-m", a->model, "model YAML (default: bundled reference UMPC)");
   cmd->add_option("--workload,-w", a->workloads, "workload CSV (repeatable; default: all bundled)");
   cmd->add_option("--policy,-p", a->policy, "coolhand policy YAML to tune")->required();
@@ -296,7 +324,15 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLo
                   "skin limit, °C (default: the policy's limits.skin_c, else the model's)");
   cmd->add_option("--tolerance", a->tolerance_c, "°C over the limit allowed, as compare allows")
       ->capture_default_str();
+  cmd->add_option("--baseline,-g", a->baselines,
+                  "kernel governor whose °C·s and performance (where it holds the limit) the "
+                  "tuned policy must meet, as compare's targets (repeatable; `-g none`: none)")
+      ->capture_default_str();
   cmd->add_option("--seed", a->seed, "global-stage shift and sensor-noise seed")
+      ->capture_default_str();
+  cmd->add_option("--noise-seeds", a->noise_seeds,
+                  "K: run every candidate with the noise seeds SEED..SEED+K-1 and count its worst "
+                  "(peak, °C·s, performance)")
       ->capture_default_str();
   cmd->add_option("--global", a->global,
                   "global-stage candidates incl. the policy as written (default: 16 per "

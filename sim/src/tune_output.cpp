@@ -52,27 +52,43 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
   std::string suite;
   for (const auto& w : report.workload_names) suite += (suite.empty() ? "" : ", ") + w;
   lines.push_back(fmt::format("Suite ({} workloads): {}.", report.workload_names.size(), suite));
+  if (settings.targets.empty())
+    lines.push_back(fmt::format(
+        "Objective: mean performance over the suite; constraint: max skin <= {:.2f} °C (limit "
+        "{:.2f} + tolerance {:.2f}) on every workload.",
+        settings.limit_c + settings.tolerance_c, settings.limit_c, settings.tolerance_c));
+  else
+    lines.push_back(fmt::format(
+        "Objective: mean performance over the suite; constraints per workload (compare's "
+        "targets): max skin <= max(limit {:.2f}, the bound's lowest peak skin where no schedule "
+        "holds the limit) + tolerance {:.2f}; °C·s over the limit <= the fewest of the kernel "
+        "baselines ({}); performance >= the best of them whose max skin <= the limit.",
+        settings.limit_c, settings.tolerance_c,
+        report.baselines.empty() ? std::string("none run") : report.baselines));
   lines.push_back(fmt::format(
-      "Objective: mean performance over the suite; constraint: max skin <= {:.2f} °C (limit "
-      "{:.2f} + tolerance {:.2f}) on every workload.",
-      settings.limit_c + settings.tolerance_c, settings.limit_c, settings.tolerance_c));
-  lines.push_back(fmt::format(
-      "Search: seed {}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
+      "Search: seed {}{}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
       "(NLopt COBYLA, ended by: {}){}.",
-      settings.seed, outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
+      settings.seed,
+      settings.noise_seeds > 1
+          ? fmt::format(" (each candidate's worst over noise seeds {}..{})", settings.seed,
+                        settings.seed + settings.noise_seeds - 1)
+          : std::string(),
+      outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
       outcome.local_stop,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? "; stopped by the time budget"
           : ""));
-  lines.push_back(fmt::format(
-      "Result: suite performance {:.4f} (as written: {:.4f}); {}.", best.suite_performance,
-      start.suite_performance,
-      best.violation_c > 0
-          ? fmt::format("{:.2f} °C over limit + tolerance in total: no candidate held it",
-                        best.violation_c)
-          : std::string("max skin within limit + tolerance on every workload")));
-  lines.push_back(fmt::format("{:<20} {:>11} {:>8} {:>8} {:>8}", "workload", "max_skin_c", "perf",
-                              "bound", "of_bound"));
+  lines.push_back(
+      fmt::format("Result: suite performance {:.4f} (as written: {:.4f}); {}.",
+                  best.suite_performance, start.suite_performance,
+                  best.violation_c > 0
+                      ? fmt::format("misses its targets by {:.2f} °C-equivalent in total (tune.h, "
+                                    "TuneEval::violation_c): no candidate met them all",
+                                    best.violation_c)
+                      : std::string("every workload's target met")));
+  lines.push_back(fmt::format("{:<16} {:>8} {:>8} {:>8} {:>9} {:>7} {:>22} {:>7} {:>8}", "workload",
+                              "max_skin", "allowed", "deg_s", "allowed", "perf",
+                              "best holding baseline", "bound", "of_bound"));
   for (std::size_t w = 0; w < report.workload_names.size(); ++w) {
     const auto& b = w < report.bounds.size() ? report.bounds[w] : std::nullopt;
     std::string bound = "-", of = "-";
@@ -82,8 +98,19 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
     } else if (b) {
       bound = "none";  // no schedule holds the limit
     }
-    lines.push_back(fmt::format("{:<20} {:>11.2f} {:>8.4f} {:>8} {:>8}", report.workload_names[w],
-                                best.max_skin_c[w], best.performance[w], bound, of));
+    std::string allowed = fmt::format("{:.2f}", settings.limit_c + settings.tolerance_c);
+    std::string allowed_ds = "-", baseline = "-";
+    if (w < settings.targets.size()) {
+      const TuneTarget& t = settings.targets[w];
+      allowed = fmt::format("{:.2f}", t.allowed_skin_c);
+      if (t.allowed_degree_seconds) allowed_ds = fmt::format("{:.1f}", *t.allowed_degree_seconds);
+      if (t.baseline_performance)
+        baseline = fmt::format("{} {:.4f}", t.baseline, *t.baseline_performance);
+    }
+    lines.push_back(fmt::format("{:<16} {:>8.2f} {:>8} {:>8.1f} {:>9} {:>7.4f} {:>22} {:>7} {:>8}",
+                                report.workload_names[w], best.max_skin_c[w], allowed,
+                                w < best.degree_seconds.size() ? best.degree_seconds[w] : 0.0,
+                                allowed_ds, best.performance[w], baseline, bound, of));
   }
   if (settings.tolerance_c > 0)
     lines.emplace_back(

@@ -6,8 +6,8 @@
 //    "shard": {"index": K, "count": N},
 //    "body": {"candidates": G,
 //             "evaluations": [{"candidate": i, "x": [...], "max_skin_c": [...],
-//                              "performance": [...], "suite_performance": p,
-//                              "violation_c": v, "error": ""}, ...]}}
+//                              "performance": [...], "degree_seconds": [...], "suite_performance":
+//                              p, "violation_c": v, "error": ""}, ...]}}
 // Doubles are written with the shortest text that reads back to the same
 // value (nlohmann's dump), so a merged run is the same as one machine's.
 #include <fmt/format.h>
@@ -31,6 +31,7 @@ json eval_json(std::size_t candidate, const TuneEval& e) {
               {"x", e.x},
               {"max_skin_c", e.max_skin_c},
               {"performance", e.performance},
+              {"degree_seconds", e.degree_seconds},
               {"suite_performance", e.suite_performance},
               {"violation_c", e.violation_c},
               {"error", e.error}};
@@ -41,6 +42,7 @@ TuneEval eval_from(const json& j) {
   e.x = j.at("x").get<std::vector<double>>();
   e.max_skin_c = j.at("max_skin_c").get<std::vector<double>>();
   e.performance = j.at("performance").get<std::vector<double>>();
+  e.degree_seconds = j.at("degree_seconds").get<std::vector<double>>();
   e.suite_performance = j.at("suite_performance").get<double>();
   e.violation_c = j.at("violation_c").get<double>();
   e.error = j.at("error").get<std::string>();

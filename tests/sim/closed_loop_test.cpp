@@ -350,5 +350,44 @@ TEST(CompareTest, BaselineOverTheLimitDoesNotSetThePerformanceBar) {
   EXPECT_NE(failures[0].find("0.9600"), std::string::npos) << failures[0];
 }
 
+// Where the bound says no schedule holds the limit (a start soaked above
+// it), the policy is held to the lowest peak any schedule reaches + 0.5 °C,
+// not to the limit it cannot meet; where the limit is feasible, or no bound
+// was computed, to the limit + 0.5 °C.
+TEST(CompareTest, InfeasibleStartIsHeldToTheBoundsLowestPeak) {
+  CompareResult r;
+  r.skin_limit_c = 41;
+  r.scenarios = {"hot-start"};
+  r.controllers = {"mine", "step_wise"};
+  r.cells.resize(1);
+  r.cells[0].resize(2);
+  auto& mine = r.cells[0][0].metrics;
+  auto& sw = r.cells[0][1].metrics;
+  mine.max_skin_c = 42.93;  // the soaked start itself
+  mine.degree_seconds_over_limit = 100;
+  sw.max_skin_c = 42.93;
+  sw.degree_seconds_over_limit = 250;
+  sw.level_changes_per_min = 1;
+  ASSERT_EQ(check_targets(r).size(), 1u);  // no bound: held to 41.5
+  BoundResult b;
+  b.limit_c = 41;
+  b.feasible = false;
+  b.lowest_peak_skin_c = 42.93;
+  r.bounds = {b};
+  EXPECT_TRUE(check_targets(r).empty());
+  mine.max_skin_c = 43.5;  // 0.57 °C over the floor
+  auto failures = check_targets(r);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("lowest peak any schedule reaches, 42.93"), std::string::npos)
+      << failures[0];
+  r.bounds[0]->feasible = true;  // a feasible limit is held to 41.5 again
+  r.bounds[0]->lowest_peak_skin_c = 38;
+  r.bounds[0]->performance_bound = 1;
+  mine.max_skin_c = 41.6;
+  failures = check_targets(r);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("exceeds limit + 0.5"), std::string::npos) << failures[0];
+}
+
 }  // namespace
 }  // namespace coolhand::sim

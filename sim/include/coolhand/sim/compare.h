@@ -55,7 +55,9 @@ struct CompareResult {
     const std::function<void(std::string_view)>& progress = {});
 
 // The targets for each coolhand policy against the kernel baselines, per
-// scenario: never more than 0.5 °C over the limit; degree-seconds over the
+// scenario: never more than 0.5 °C over the limit (where the scenario's
+// bound was computed and says no schedule holds the limit: never more than
+// 0.5 °C over the lowest peak skin any schedule reaches); degree-seconds over the
 // limit <= every kernel baseline's; performance >= the best kernel baseline
 // that holds the limit (max skin <= limit: the 0.5 °C tolerance is the
 // policy's only); fewer level changes per minute than step_wise. One line

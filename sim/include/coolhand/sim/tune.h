@@ -19,12 +19,12 @@
 // Search (tune_search.cpp). Candidate 0 is the policy as written; candidates
 // 1..G-1 a Halton sequence over the box, shifted by the seed (a
 // deterministic quasi-random global stage). The best of them starts NLopt's
-// COBYLA (local stage) with one inequality constraint per workload,
-// max skin - (limit + tolerance) <= 0. Every evaluation runs the policy on
-// every workload through the shared loop (runner.h, as `compare` does), in
-// parallel over candidates x workloads; results are indexed, so they do
-// not depend on the thread count. The result is the best evaluation of both
-// stages by `better`: feasible first, then suite performance.
+// COBYLA (local stage) with three inequality constraints per workload,
+// one per part of its TuneTarget (max skin, °C·s, performance against the
+// baselines; without targets only max skin - (limit + tolerance) <= 0). Every evaluation runs the
+// policy on every workload through the shared loop (runner.h, as `compare` does), in parallel over
+// candidates x workloads; results are indexed, so they do not depend on the thread count. The
+// result is the best evaluation of both stages by `better`: feasible first, then suite performance.
 //
 // Sharding. The global stage's candidates are split round robin
 // (candidate i is shard (i mod N) + 1's); each shard writes a shard file
@@ -33,6 +33,7 @@
 // single-machine run is the same computation with N = 1.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -45,6 +46,7 @@
 
 #include "coolhand/config/error.h"
 #include "coolhand/sim/bound.h"
+#include "coolhand/sim/kernel_thermal.h"
 #include "coolhand/sim/model.h"
 #include "coolhand/sim/workload.h"
 
@@ -88,23 +90,71 @@ struct TuneProblem {
 
 // What one candidate achieved, per workload and over the suite.
 struct TuneEval {
-  std::vector<double> x;            // quantized parameter values
-  std::vector<double> max_skin_c;   // per workload
-  std::vector<double> performance;  // per workload
-  double suite_performance = 0;     // mean over workloads
-  double violation_c = 0;           // sum over workloads of max(0, max skin - (limit + tolerance))
-  std::string error;                // set when the substituted policy is invalid (never better)
+  std::vector<double> x;               // quantized parameter values
+  std::vector<double> max_skin_c;      // per workload
+  std::vector<double> performance;     // per workload
+  std::vector<double> degree_seconds;  // per workload: °C·s over the model's skin limit
+  double suite_performance = 0;        // mean over workloads
+  // Sum over workloads of how far the candidate misses its TuneTarget:
+  // °C of max skin over allowed_skin_c, plus °C·s over
+  // allowed_degree_seconds / kDegreeSecondsPerC, plus performance below
+  // baseline_performance x kPerformancePerC^-1 (see TuneTarget); 0: every
+  // target holds.
+  double violation_c = 0;
+  std::string error;  // set when the substituted policy is invalid (never better)
 };
+
+// How far evaluation `e` misses workload w's target, each part <= 0 when
+// met: max skin - allowed_skin_c (°C); (°C·s - allowed_degree_seconds) /
+// kDegreeSecondsPerC; (baseline_performance - performance) /
+// kPerformancePerC. A part without a target is -1. Without
+// settings.targets: max skin - (limit + tolerance), -1, -1. These are the
+// local stage's constraints; their positive parts sum to violation_c.
+inline constexpr std::size_t kMissesPerWorkload = 3;
+struct TuneSettings;
+[[nodiscard]] std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& settings,
+                                                                   const TuneEval& e,
+                                                                   std::size_t w);
 
 // Whether `a` ranks strictly above `b` in the search's order: no error
 // before an error, less violation, then more suite performance. Ties keep
 // the earlier evaluation.
 [[nodiscard]] bool better(const TuneEval& a, const TuneEval& b);
 
+// What a candidate must achieve on one workload for `compare` to pass it
+// (compare.h, check_targets), fixed before the search (tune_targets.cpp):
+//   allowed_skin_c          max(limit, the bound's lowest peak skin) +
+//                           tolerance: where no schedule holds the limit
+//                           (`bound` infeasible: a soaked start, a hot car)
+//                           the floor is the lowest peak any schedule reaches;
+//   allowed_degree_seconds  the fewest °C·s over the limit of the kernel
+//                           baselines (unset: no baseline ran);
+//   baseline_performance    the best performance of a kernel baseline whose
+//                           skin never exceeds the limit (unset: none does).
+struct TuneTarget {
+  double allowed_skin_c = 0;
+  std::optional<double> allowed_degree_seconds;
+  std::optional<double> baseline_performance;
+  std::string baseline;  // the governor whose performance is baseline_performance
+};
+// How the three misses add up in TuneEval::violation_c: 60 °C·s over count
+// as 1 °C over the peak, and 0.01 of performance short as 1 °C. They only
+// rank candidates that miss; a candidate that meets every target has 0.
+inline constexpr double kDegreeSecondsPerC = 60.0;
+inline constexpr double kPerformancePerC = 0.01;
+
 struct TuneSettings {
-  std::uint64_t seed = 1;    // Halton shift and the sensor-noise seed of every run
+  std::uint64_t seed = 1;  // Halton shift and the sensor-noise seed of every run ...
+  // ... or, with K > 1, every candidate runs each workload with the noise
+  // seeds seed .. seed+K-1 and counts its worst: the hottest peak, the most
+  // °C·s, the least performance (the baselines' targets use `seed`). One
+  // seed can favour a policy that rides the tolerance's edge by luck.
+  std::size_t noise_seeds = 1;
   double limit_c = 45.0;     // max skin allowed on every workload ...
   double tolerance_c = 0.5;  // ... plus this (compare's kOvershootAllowedC by default)
+  // Per workload (parallel to the workloads); empty: the allowed skin is
+  // limit + tolerance everywhere and there is no baseline to meet.
+  std::vector<TuneTarget> targets;
   // G, including the start; unset: 16 per parameter, at least 32.
   std::optional<std::size_t> global_candidates;
   // COBYLA's evaluations; unset: 30 per parameter, at least 40; 0: none.
@@ -168,6 +218,19 @@ struct TuneOutcome {
                                                                  const TuneSettings& settings,
                                                                  GlobalStage global);
 
+// -- targets (tune_targets.cpp)
+
+// The TuneTarget of each workload: `governors` (kernel baselines, `kernel`'s
+// rules) run once on every workload from its start state with `seed`, as
+// compare runs them, and `bounds` (parallel to the workloads; nullopt: the
+// floor is the limit). A baseline holds the limit when its max skin is at
+// most `limit_c`, as in compare. Runs spread over `threads` (0: every core).
+[[nodiscard]] std::vector<TuneTarget> tune_targets(
+    const ModelSpec& model, const std::vector<Workload>& workloads,
+    const std::vector<Governor>& governors, KernelVersion kernel,
+    const std::vector<std::optional<BoundResult>>& bounds, double limit_c, double tolerance_c,
+    std::uint64_t seed, unsigned threads);
+
 // -- output (tune_output.cpp)
 
 // The tuned policy: a header comment (model, suite, limit, settings, per
@@ -178,6 +241,7 @@ struct TuneReportInputs {
   std::string model_name;
   std::vector<std::string> workload_names;
   std::vector<std::optional<BoundResult>> bounds;
+  std::string baselines;  // the kernel baselines run for the targets, e.g. "step_wise, bang_bang"
 };
 [[nodiscard]] std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
                                             const TuneOutcome& outcome,
