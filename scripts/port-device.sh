@@ -28,6 +28,10 @@
 #   --suite W.csv       a tune/compare workload (repeatable; default every bundled one)
 #   --excitation W.csv  the excitation workload (default workloads/excitation/excitation.csv)
 #   --global G --local L  tune's stage sizes (default: tune's)
+#   --noise-seeds K     tune each candidate on sensor-noise seeds 1..K and
+#                       count its worst run (default 4: on one seed the tuned
+#                       policies rode the tolerance's edge and missed it on
+#                       other seeds; docs/results.md, "Other devices")
 #   -h, --help
 # Writes OUTDIR/{lab,rec,fit,est,tune,compare}/ and OUTDIR/summary.txt.
 # Progress on stderr; any step that fails stops the script with its message.
@@ -45,6 +49,7 @@ SUITE=()
 VALIDATE=""
 EXCITATION=""
 TUNE_EXTRA=()
+NOISE_SEEDS=4
 ARGS=()
 while (($#)); do
   case $1 in
@@ -55,6 +60,7 @@ while (($#)); do
   --suite) SUITE+=("${2:?--suite needs a workload}"); shift 2 ;;
   --validate) VALIDATE=${2:?--validate needs a workload}; shift 2 ;;
   --excitation) EXCITATION=${2:?--excitation needs a workload}; shift 2 ;;
+  --noise-seeds) NOISE_SEEDS=${2:?--noise-seeds needs a count}; shift 2 ;;
   --global | --local) TUNE_EXTRA+=("$1" "${2:?$1 needs a number}"); shift 2 ;;
   --) shift; ARGS+=("$@"); break ;;
   -*) die "unknown option '$1' (see --help)" ;;
@@ -65,6 +71,7 @@ done
 MODEL=${ARGS[0]} SKEL=${ARGS[1]} POLICY=${ARGS[2]} OUT=${ARGS[3]}
 for f in "$MODEL" "$SKEL" "$POLICY"; do [[ -r $f ]] || die "$f: cannot read"; done
 [[ $BUDGET =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--time-budget '$BUDGET': expected seconds"
+[[ $NOISE_SEEDS =~ ^[1-9][0-9]*$ ]] || die "--noise-seeds '$NOISE_SEEDS': expected a count >= 1"
 if [[ -z $SIM ]]; then
   if [[ -x $ROOT/build/sim/coolhand-sim ]]; then SIM=$ROOT/build/sim/coolhand-sim
   else SIM=$(command -v coolhand-sim) || die "no coolhand-sim (build it or give --sim)"; fi
@@ -185,7 +192,7 @@ open(out, 'w').write(pt)
 EOF
 
 # --- 4. Tune against the fitted model.
-say "4/5 tuning against the fitted model (budget ${BUDGET} s)"
+say "4/5 tuning against the fitted model (budget ${BUDGET} s, noise seeds 1..$NOISE_SEEDS)"
 params=()
 if ! grep -q '^tune:' "$OUT/tune/start.yaml"; then
   for c in skin_pid_cpu skin_pid_gpu; do
@@ -212,7 +219,7 @@ for wl in "${SUITE[@]}"; do
 done
 ((${#tune_args[@]})) || die "no workload of the suite can be held at the limit on the fitted model"
 "$SIM" tune -p "$OUT/tune/start.yaml" -m "$OUT/fit/model.yaml" "${tune_args[@]}" "${params[@]}" \
-  "${TUNE_EXTRA[@]}" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
+  "${TUNE_EXTRA[@]}" --noise-seeds "$NOISE_SEEDS" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
   die "tune failed"
 cat "$OUT/tune/tune.out" >&2
 

@@ -96,6 +96,13 @@ grep -qxF "coolhand-sim: $REC: warning: no --demand workload: every device's dem
   fail "run --record with a governor succeeded"
 grep -qxF "coolhand-sim: --record needs a policy: a governor runs no coolhandd loop" "$TMP/err" ||
   fail "run --record -g: $(cat "$TMP/err")"
+# The script refuses a noise-seed count tune would refuse, before any run.
+if "$SRC/scripts/port-device.sh" --sim "$SIM" --noise-seeds 0 "$SRC/sim/data/models/tablet-10.yaml" "$SKEL" \
+  "$SRC/sim/data/policies/tablet-10.yaml" "$TMP/ns0" >/dev/null 2>"$TMP/err"; then
+  fail "port-device.sh --noise-seeds 0 succeeded"
+elif ! grep -qxF "port-device: --noise-seeds '0': expected a count >= 1" "$TMP/err"; then
+  fail "port-device.sh --noise-seeds 0: $(cat "$TMP/err")"
+fi
 
 ((fails == 0)) || { echo "$fails check(s) failed"; exit 1; }
 echo "port chain: all checks passed"
