@@ -3,8 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
-
 namespace coolhand::daemon {
 
 namespace {
@@ -32,10 +30,17 @@ bool bind(void* handle, const char* name, Fn& fn, std::string& why) {
   return true;
 }
 
-Result<const LibArchive*> load() {
-  void* handle = ::dlopen(kLibArchiveSoname, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return load_error("cannot load: " + dl_says());
-  static LibArchive la{};
+}  // namespace
+
+LibArchive::~LibArchive() {
+  if (handle != nullptr) ::dlclose(handle);
+}
+
+Result<LibArchive> load_libarchive() {
+  LibArchive la;
+  la.handle = ::dlopen(kLibArchiveSoname, RTLD_NOW | RTLD_LOCAL);
+  if (la.handle == nullptr) return load_error("cannot load: " + dl_says());
+  void* handle = la.handle;
   std::string why;
 #define COOLHAND_BIND(fn) bind(handle, #fn, la.fn, why)
   const bool ok = COOLHAND_BIND(archive_read_new) && COOLHAND_BIND(archive_read_free) &&
@@ -46,23 +51,8 @@ Result<const LibArchive*> load() {
                   COOLHAND_BIND(archive_entry_pathname) && COOLHAND_BIND(archive_entry_filetype) &&
                   COOLHAND_BIND(archive_entry_hardlink);
 #undef COOLHAND_BIND
-  if (!ok) {
-    ::dlclose(handle);
-    return load_error(why);
-  }
-  return &la;  // the handle stays open for the process's life
-}
-
-}  // namespace
-
-Result<const LibArchive*> libarchive() {
-  static std::mutex m;
-  static const LibArchive* loaded = nullptr;
-  const std::lock_guard lock(m);
-  if (loaded != nullptr) return loaded;
-  auto r = load();
-  if (r) loaded = *r;
-  return r;
+  if (!ok) return load_error(why);  // la's destructor closes the library
+  return la;
 }
 
 }  // namespace coolhand::daemon

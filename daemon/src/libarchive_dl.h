@@ -20,8 +20,20 @@
 
 namespace coolhand::daemon {
 
-// The functions of libarchive the probe reader calls, by their own names.
+// The functions of libarchive the probe reader calls, by their own names,
+// and the library's handle: closed (dlclose) when this goes, so a daemon
+// that read an archive at start does not keep libarchive, libxml2 and ICU
+// mapped for its life. Move-only.
 struct LibArchive {
+  LibArchive() = default;
+  LibArchive(LibArchive&& o) noexcept : LibArchive(static_cast<const LibArchive&>(o)) {
+    o.handle = nullptr;
+  }
+  LibArchive& operator=(LibArchive&&) = delete;
+  LibArchive& operator=(const LibArchive&) = delete;
+  ~LibArchive();
+
+  void* handle = nullptr;
   decltype(&::archive_read_new) archive_read_new;
   decltype(&::archive_read_free) archive_read_free;
   decltype(&::archive_read_support_filter_gzip) archive_read_support_filter_gzip;
@@ -33,13 +45,15 @@ struct LibArchive {
   decltype(&::archive_entry_pathname) archive_entry_pathname;
   decltype(&::archive_entry_filetype) archive_entry_filetype;
   decltype(&::archive_entry_hardlink) archive_entry_hardlink;
+
+ private:
+  LibArchive(const LibArchive&) = default;
 };
 
 inline constexpr const char* kLibArchiveSoname = "libarchive.so.13";
 
-// libarchive, loaded on the first call and kept loaded (later calls return
-// the same table). An error names the library or the symbol that is missing
-// and what dlerror() said.
-[[nodiscard]] Result<const LibArchive*> libarchive();
+// libarchive, loaded (dlopen) for as long as the result lives. An error
+// names the library or the symbol that is missing and what dlerror() said.
+[[nodiscard]] Result<LibArchive> load_libarchive();
 
 }  // namespace coolhand::daemon

@@ -2,8 +2,8 @@
 // scrubbing of probe text. The writer is probe_archive_write.cpp.
 //
 // libarchive parses the gzip and the tar; it is loaded with dlopen on the
-// first archive (libarchive_dl.h), so coolhandd loads it, and libxml2 and
-// ICU with it, only when --sysfs-root names a file.
+// archive's unpacking (libarchive_dl.h) and closed after, so coolhandd
+// loads it, and libxml2 and ICU with it, only to unpack --sysfs-root FILE.
 #include "probe_archive.h"
 
 #include <fcntl.h>
@@ -206,9 +206,11 @@ Result<SysfsRootArg> SysfsRootArg::open(const std::string& arg) {
     return archive_error("open", arg,
                          ec ? ec.message() : "neither a directory nor a probe archive file");
   }
-  auto loaded = libarchive();  // only now: a directory needs no libarchive
+  // Only now, and only while unpacking: a directory needs no libarchive,
+  // and nothing needs it after (closed when `loaded` goes, after `a`).
+  auto loaded = load_libarchive();
   if (!loaded) return loaded.error();
-  const LibArchive& la = **loaded;
+  const LibArchive& la = *loaded;
   const char* tmp = std::getenv("TMPDIR");
   std::string tmpl =
       std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/coolhand-probe-XXXXXX";
