@@ -32,15 +32,15 @@ bool bind(void* handle, const char* name, Fn& fn, std::string& why) {
 
 }  // namespace
 
-LibArchive::~LibArchive() {
-  if (handle != nullptr) ::dlclose(handle);
+void LibArchive::DlClose::operator()(void* handle) const {
+  ::dlclose(handle);
 }
 
 Result<LibArchive> load_libarchive() {
   LibArchive la;
-  la.handle = ::dlopen(kLibArchiveSoname, RTLD_NOW | RTLD_LOCAL);
-  if (la.handle == nullptr) return load_error("cannot load: " + dl_says());
-  void* handle = la.handle;
+  la.handle.reset(::dlopen(kLibArchiveSoname, RTLD_NOW | RTLD_LOCAL));
+  if (!la.handle) return load_error("cannot load: " + dl_says());
+  void* handle = la.handle.get();
   std::string why;
 #define COOLHAND_BIND(fn) bind(handle, #fn, la.fn, why)
   const bool ok = COOLHAND_BIND(archive_read_new) && COOLHAND_BIND(archive_read_free) &&

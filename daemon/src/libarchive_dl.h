@@ -14,6 +14,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <memory>
 #include <string>
 
 #include "result.h"
@@ -25,15 +26,10 @@ namespace coolhand::daemon {
 // that read an archive at start does not keep libarchive, libxml2 and ICU
 // mapped for its life. Move-only.
 struct LibArchive {
-  LibArchive() = default;
-  LibArchive(LibArchive&& o) noexcept : LibArchive(static_cast<const LibArchive&>(o)) {
-    o.handle = nullptr;
-  }
-  LibArchive& operator=(LibArchive&&) = delete;
-  LibArchive& operator=(const LibArchive&) = delete;
-  ~LibArchive();
-
-  void* handle = nullptr;
+  struct DlClose {
+    void operator()(void* handle) const;
+  };
+  std::unique_ptr<void, DlClose> handle;
   decltype(&::archive_read_new) archive_read_new;
   decltype(&::archive_read_free) archive_read_free;
   decltype(&::archive_read_support_filter_gzip) archive_read_support_filter_gzip;
@@ -45,9 +41,6 @@ struct LibArchive {
   decltype(&::archive_entry_pathname) archive_entry_pathname;
   decltype(&::archive_entry_filetype) archive_entry_filetype;
   decltype(&::archive_entry_hardlink) archive_entry_hardlink;
-
- private:
-  LibArchive(const LibArchive&) = default;
 };
 
 inline constexpr const char* kLibArchiveSoname = "libarchive.so.13";
