@@ -41,8 +41,8 @@ pkgs=(
   libglpk-dev  # coolhand-sim bound: the performance bound's LP
   libnlopt-dev  # coolhand-sim tune: COBYLA, the local stage
   libnl-3-dev libnl-genl-3-dev libudev-dev libsystemd-dev libsdbus-c++-dev libsdbus-c++-bin
-  libarchive-dev  # coolhandctl probe: writing probe archives
-  zlib1g-dev  # --sysfs-root FILE: reading probe archives (gzip)
+  libarchive-dev  # probe archives: coolhandctl links it, coolhandd dlopens libarchive.so.13
+  zlib1g-dev  # probe_archive_test and fuzz_probe_archive gzip damaged tars
   dbus
   munge slurmctld slurmd slurm-client  # tests/slurm: a real single-node Slurm
 )

@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <ctime>
+#include <chrono>
 
 namespace coolhand::daemon {
 
@@ -55,13 +55,17 @@ class FdSink final : public rec::ByteSink {
   int err_ = 0;
 };
 
+// "20261124T065130Z". Civil-date arithmetic (std::chrono), not gmtime_r:
+// glibc's first gmtime_r reads /etc/localtime (tzset) into heap it keeps.
 std::string utc_stamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  std::array<char, 32> buf{};
-  const std::size_t n = std::strftime(buf.data(), buf.size(), "%Y%m%dT%H%M%SZ", &tm);
-  return std::string(buf.data(), n);
+  using namespace std::chrono;
+  const auto now = floor<seconds>(system_clock::now());
+  const auto day = floor<days>(now);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{now - day};
+  return fmt::format("{:04}{:02}{:02}T{:02}{:02}{:02}Z", static_cast<int>(ymd.year()),
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                     hms.hours().count(), hms.minutes().count(), hms.seconds().count());
 }
 
 // Keep file names to [A-Za-z0-9_-].
@@ -141,14 +145,25 @@ Result<std::string> FlightRecorder::dump_to_dir(const std::string& reason) {
 }
 
 void FlightRecorder::prune_dumps() const {
-  DIR* d = ::opendir(dir_.c_str());
-  if (!d) return;
+  // getdents64 into a buffer on the stack, not opendir: glibc's opendir
+  // mallocs a 32 KiB buffer, which extended the heap by 160 KiB (sbrk) at
+  // the first dump and left its written pages dirty after closedir
+  // (docs/benchmarks.md, "The recorder's fixed part").
+  const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
   std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string_view n(e->d_name);
-    if (n.starts_with("recording-") && n.ends_with(".chrec")) names.emplace_back(n);
+  alignas(dirent64) std::array<char, 2048> buf;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  for (;;) {
+    const ssize_t n = ::getdents64(fd, buf.data(), buf.size());
+    if (n <= 0) break;  // the end, or an error: prune what was listed
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const dirent64*>(buf.data() + at);  // NOLINT
+      const std::string_view name(e->d_name);
+      if (name.starts_with("recording-") && name.ends_with(".chrec")) names.emplace_back(name);
+      at += e->d_reclen;
+    }
   }
-  ::closedir(d);
+  ::close(fd);
   if (names.size() <= kKeepDumps) return;
   // Names start with a UTC stamp, so they sort oldest first.
   std::sort(names.begin(), names.end());

@@ -3,8 +3,12 @@
 //
 // Format: a gzip-compressed tar (POSIX pax) of regular files whose names are
 // paths relative to the sysfs root ("class/dmi/id/sys_vendor"); directories
-// are implied by the paths. libarchive writes it (probe_archive_write.cpp,
-// coolhandctl only); our own reader over zlib parses it (probe_archive.cpp).
+// are implied by the paths. libarchive writes and parses it: the writer
+// (probe_archive_write.cpp, coolhandctl and the tests) links it; the reader
+// (probe_archive.cpp) loads it with dlopen on the first archive
+// (libarchive_dl.h), so coolhandd carries libarchive, libxml2 and ICU only
+// when --sysfs-root names a file. Without libarchive13 installed, opening
+// an archive is an error naming it; a directory needs nothing.
 //
 // Reading rules (the archive may come from anyone's bug report):
 // - only regular files and directories; links, devices and FIFOs are errors;
@@ -13,7 +17,7 @@
 // - at most kMaxEntries entries, kMaxFileBytes per file and kMaxTotalBytes
 //   in all;
 // - anything else (not gzip, not tar, truncated) is an error naming the
-//   archive and what the reader or the rule said. Nothing is left behind.
+//   archive and what libarchive or the rule said. Nothing is left behind.
 // The tree is unpacked into a new private directory (mode 0700) below
 // $TMPDIR (or /tmp) and removed, with everything in it, when the ProbeTree
 // that owns it is destroyed.

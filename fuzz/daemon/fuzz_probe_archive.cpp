@@ -2,10 +2,12 @@
 // Archive: SysfsRootArg::open either fails, leaving nothing in its TMPDIR, or
 // unpacks only regular files and directories inside its own directory, which
 // goes away with it. Text: scrub leaves no line naming a serial and is
-// idempotent. The archive goes through our own gzip-and-tar reader
-// (probe_archive.cpp) and the rules around it; inputs whose first byte is
-// odd are a tar the harness gzips, so the tar parser is reached directly
-// (seed: fuzz/daemon/corpus/probe_archive, one gzipped and one plain tar).
+// idempotent. The archive goes through coolhandd's own path: libarchive,
+// loaded with dlopen (libarchive_dl.cpp; not instrumented, so coverage
+// guides only the rules around it in probe_archive.cpp), then the rules;
+// inputs whose first byte is odd are a tar the harness gzips, so the tar
+// parser is reached directly (seed: fuzz/daemon/corpus/probe_archive, one
+// gzipped and one plain tar).
 //   ./fuzz/daemon/fuzz_probe_archive -max_total_time=60
 #include <unistd.h>
 #include <zlib.h>

@@ -204,20 +204,15 @@ TEST_F(ProbeArchiveTest, DamagedTarInsideTheGzipIsAClearError) {
     const char* says;
   };
   const std::vector<Case> cases = {
-      {"checksum", [](std::string& t) { t[0] ^= 1; }, "checksum does not match"},
-      {"magic",
-       [](std::string& t) {
-         t[257] = 'x';
-         fix_checksum(t);
-       },
-       "no ustar header"},
+      // libarchive's own words, through the dlopen'd library.
+      {"checksum", [](std::string& t) { t[0] ^= 1; }, "Unrecognized archive format"},
       {"size",
        [](std::string& t) {
          t.replace(124, 12, "99999999999 ");
          fix_checksum(t);
        },
-       "size is not a number"},
-      {"cut inside the data", [](std::string& t) { t.resize(512 + 100); }, "truncated"},
+       "Unrecognized archive format"},
+      {"cut inside the data", [](std::string& t) { t.resize(512 + 100); }, "Truncated input file"},
   };
   const std::string bad = work.root() + "/damaged.tar.gz";
   for (const Case& c : cases) {
