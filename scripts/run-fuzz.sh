@@ -70,7 +70,11 @@ for t in "${targets[@]}"; do
   names+=("$name")
 done
 
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" \
+# Ninja builds the selected targets side by side (Make took them one after
+# another); a build dir configured earlier keeps its own generator, so its
+# fuzz-artifacts are never thrown away.
+generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G "${generator:-Ninja}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCOOLHAND_FUZZ=ON -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF \
   -DCOOLHAND_DAEMON=ON -DCOOLHAND_VM_TESTS=OFF >/dev/null
