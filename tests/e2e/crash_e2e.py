@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """End-to-end test: knobs survive a crash of the real coolhandd.
 
-The real binary runs against a fake sysfs tree (one thermal zone, one
-cooling device, one cpufreq policy), a fake procfs holding boot_id and a
-private state directory (--state-dir). Temperatures are set directly: a hot
+The real binary runs against the fake sysfs tree of e2e_fixture.py (one
+thermal zone, one cooling device, one cpufreq policy), a fake procfs holding
+boot_id and a private state directory (--state-dir), started and killed
+through the fixture's Daemon. Temperatures are set directly: a hot
 skin (55 C) throttles the CPU to level 2 of 3, 933333 kHz from the original
 2000000 kHz, and the fan to state 2 from its original 1. Scenarios (issue 9,
 "Knobs survive crashes"):
@@ -25,20 +26,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
-DAEMON = None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_fixture  # noqa: E402
+from e2e_fixture import CPU, CPU_MAX_KHZ, CPU_MIN_KHZ, FAN, TEMP, Daemon, wait_until  # noqa: E402
 
-FAN = "class/thermal/cooling_device0/cur_state"
-CPU = "devices/system/cpu/cpufreq/policy0/scaling_max_freq"
-TEMP = "class/thermal/thermal_zone0/temp"
+
 BOOT_ID = "3f1c2b7e-5a48-4d2e-9c61-0e8a7b6d5c4f"
 
-FAN_ORIGINAL = 1
-CPU_MAX_KHZ = 2_000_000
-CPU_MIN_KHZ = 400_000
+FAN_ORIGINAL = 1  # found at 1 of max_state 3: level 0 must give back 1, not 0
 CPU_LEVEL2_KHZ = 933_333  # 2000000 + (400000 - 2000000) * 2 / 3, rounded
 HOT_MC = 55_000
 COOL_MC = 35_000
@@ -77,59 +75,27 @@ POLICY = HEADER + CPU_DEVICE + FAN_DEVICE + CONTROLLER % "cpu, fan"
 POLICY_CPU_ONLY = HEADER + CPU_DEVICE + CONTROLLER % "cpu"
 
 
-class Tree:
-    """A fake /sys, a fake /proc and a state directory under one temp dir."""
+class Tree(e2e_fixture.Tree):
+    """The fixture's fake /sys (the fan found at 1 of 3), a fake /proc and a
+    state directory under one scratch directory."""
 
     def __init__(self):
-        self.base = tempfile.mkdtemp(prefix="coolhand-crash-")
-        self.sys = os.path.join(self.base, "sys")
+        self.base = e2e_fixture.scratch_dir("coolhand-crash-")
+        super().__init__(root=os.path.join(self.base, "sys"), fan_max_state=3,
+                         fan_original=FAN_ORIGINAL, temp_mc=COOL_MC)
         self.proc = os.path.join(self.base, "proc")
         self.state_dir = os.path.join(self.base, "run")
         os.makedirs(self.state_dir)
         self.state = os.path.join(self.state_dir, "originals")
         self.config = os.path.join(self.base, "policy.yaml")
         self.set_policy(POLICY)
-        self.write_proc("sys/kernel/random/boot_id", BOOT_ID)
-        self.write("class/thermal/thermal_zone0/type", "skin-therm")
-        self.write(TEMP, COOL_MC)
-        self.write("class/thermal/cooling_device0/type", "Fan")
-        self.write("class/thermal/cooling_device0/max_state", 3)
-        self.write(FAN, FAN_ORIGINAL)
-        base = "devices/system/cpu/cpufreq/policy0/"
-        self.write(base + "cpuinfo_min_freq", CPU_MIN_KHZ)
-        self.write(base + "cpuinfo_max_freq", CPU_MAX_KHZ)
-        self.write(CPU, CPU_MAX_KHZ)
+        os.makedirs(os.path.join(self.proc, "sys/kernel/random"))
+        with open(os.path.join(self.proc, "sys/kernel/random/boot_id"), "w") as f:
+            f.write(BOOT_ID + "\n")
 
     def set_policy(self, text):
         with open(self.config, "w") as f:
             f.write(text)
-
-    def path(self, rel):
-        return os.path.join(self.sys, rel)
-
-    @staticmethod
-    def _write(path, value):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(f"{value}\n")
-        os.replace(tmp, path)  # atomic: the daemon never reads half a value
-
-    def write(self, rel, value):
-        self._write(self.path(rel), value)
-
-    def write_proc(self, rel, value):
-        self._write(os.path.join(self.proc, rel), value)
-
-    def read_int(self, rel):
-        # The daemon truncates, then writes: a read in between sees "".
-        for _ in range(50):
-            with open(self.path(rel)) as f:
-                text = f.read().strip()
-            if text:
-                return int(text)
-            time.sleep(0.001)
-        raise ValueError(f"{rel} stayed empty")
 
     def state_text(self):
         with open(self.state) as f:
@@ -139,55 +105,16 @@ class Tree:
         with open(self.state, "w") as f:
             f.write(text)
 
+    def extra_args(self):
+        """What every coolhandd here runs with besides --config and --sysfs-root."""
+        return ["--proc-root", self.proc, "--state-dir", self.state_dir]
+
     def args(self, *extra):
-        return [DAEMON, "--config", self.config, "--sysfs-root", self.sys,
-                "--proc-root", self.proc, "--state-dir", self.state_dir, *extra]
+        return [e2e_fixture.DAEMON, "--config", self.config, "--sysfs-root", self.root,
+                *self.extra_args(), *extra]
 
     def cleanup(self):
         shutil.rmtree(self.base, ignore_errors=True)
-
-
-class Daemon:
-    def __init__(self, tree, *extra):
-        fd, self.log_path = tempfile.mkstemp(prefix="coolhandd-", suffix=".log", dir=tree.base)
-        self.log = os.fdopen(fd, "w+")
-        self.proc = subprocess.Popen(tree.args(*extra), stdout=self.log, stderr=subprocess.STDOUT)
-
-    def text(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def wait_for_log(self, needle, timeout=10.0, count=1):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.text().count(needle) >= count:
-                return True
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.02)
-        return self.text().count(needle) >= count
-
-    def kill(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-        self.log.close()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=10)
-        finally:
-            self.log.close()
-
-
-def wait_until(predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def run(args):
@@ -201,13 +128,11 @@ class CrashEndToEnd(unittest.TestCase):
 
     def tearDown(self):
         for d in self.daemons:
-            if d.proc.poll() is None:
-                d.proc.kill()
-                d.proc.wait()
+            d.kill()
         self.tree.cleanup()
 
     def start(self, *extra):
-        d = Daemon(self.tree, *extra)
+        d = Daemon(self.tree, self.tree.config, *self.tree.extra_args(), *extra)
         self.daemons.append(d)
         self.assertTrue(d.wait_for_log("running"), d.text())
         return d
@@ -349,7 +274,7 @@ class CrashEndToEnd(unittest.TestCase):
 
     def test_missing_policy_names_the_path_and_errno_and_exits_2(self):
         missing = os.path.join(self.tree.base, "no-such-policy.yaml")
-        out = run([DAEMON, "--config", missing, "--sysfs-root", self.tree.sys])
+        out = run([e2e_fixture.DAEMON, "--config", missing, "--sysfs-root", self.tree.root])
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn(f"{missing}: cannot open: No such file or directory (ENOENT)", out.stderr)
         self.assertNotIn("fatal", out.stderr)
@@ -358,7 +283,7 @@ class CrashEndToEnd(unittest.TestCase):
         # Without --config the policy comes from the device database; a
         # missing one is a broken installation: exit 2 naming it and errno.
         missing = os.path.join(self.tree.base, "no-data")
-        out = run([DAEMON, "--sysfs-root", self.tree.sys, "--data-dir", missing])
+        out = run([e2e_fixture.DAEMON, "--sysfs-root", self.tree.root, "--data-dir", missing])
         self.assertEqual(out.returncode, 2, out.stderr)
         self.assertIn(f"{missing}/devices: cannot open: No such file or directory (ENOENT)",
                       out.stderr)
@@ -367,5 +292,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--daemon", required=True)
     args, rest = parser.parse_known_args()
-    DAEMON = os.path.abspath(args.daemon)
+    e2e_fixture.DAEMON = os.path.abspath(args.daemon)
     unittest.main(argv=[sys.argv[0], "-v", *rest])

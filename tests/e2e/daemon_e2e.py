@@ -149,11 +149,10 @@ class DaemonEndToEnd(unittest.TestCase):
             self.assertTrue(wait_until(lambda: self.tree.read_int(CPU) == CPU_MIN_KHZ, 5), daemon.text())
 
             # SIGTERM: originals back, clean exit.
-            log = daemon.text()  # stop() removes the log file
             code = daemon.stop()
             self.assertEqual(code, 0)
             self.assertEqual(self.tree.read_int(CPU), CPU_MAX_KHZ)
-            self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL, log)
+            self.assertEqual(self.tree.read_int(FAN), FAN_ORIGINAL, daemon.text())
 
     def test_dry_run_writes_nothing(self):
         self.tree.write(TEMP, 55000)

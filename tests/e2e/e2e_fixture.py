@@ -1,11 +1,13 @@
-"""The end-to-end fixture shared by daemon_e2e.py and replay_e2e.py.
+"""The end-to-end fixture shared by daemon_e2e.py, replay_e2e.py and crash_e2e.py.
 
 A fake /sys in /dev/shm (many small files: kept off ext4) holding one
 thermal zone, one cooling device and one cpufreq policy; the first-order
 thermal model that drives it from the knobs the daemon writes; the real
-coolhandd started on it; and `running()`, which starts the model and the
-daemon together, waits for the daemon to say it runs, and always stops
-both (SIGTERM, then the daemon's exit code in `Running.exit_code`).
+coolhandd started on it (`Daemon`: stopped with SIGTERM or killed with
+SIGKILL, its log readable afterwards; another may start on the same tree);
+and `running()`, which starts the model and the daemon together, waits for
+the daemon to say it runs, and always stops both (SIGTERM, then the
+daemon's exit code in `Running.exit_code`).
 
 Python 3 stdlib only. Each test's main sets DAEMON.
 """
@@ -46,15 +48,19 @@ def scratch_dir(prefix):
 
 
 class Tree:
-    """A fake /sys holding one zone, one cooling device and one cpufreq policy."""
+    """A fake /sys holding one zone, one cooling device and one cpufreq policy.
 
-    def __init__(self):
-        self.root = scratch_dir("coolhand-e2e-")
+    root: the directory to build it in (default: a new scratch directory);
+    the fan's max_state and the cur_state it is found at can be chosen."""
+
+    def __init__(self, root=None, fan_max_state=FAN_MAX_STATE, fan_original=FAN_ORIGINAL,
+                 temp_mc=35000):
+        self.root = root or scratch_dir("coolhand-e2e-")
         self.write("class/thermal/thermal_zone0/type", "skin-therm")
-        self.write(TEMP, 35000)
+        self.write(TEMP, temp_mc)
         self.write("class/thermal/cooling_device0/type", "Fan")
-        self.write("class/thermal/cooling_device0/max_state", FAN_MAX_STATE)
-        self.write(FAN, FAN_ORIGINAL)
+        self.write("class/thermal/cooling_device0/max_state", fan_max_state)
+        self.write(FAN, fan_original)
         base = "devices/system/cpu/cpufreq/policy0/"
         self.write(base + "cpuinfo_min_freq", CPU_MIN_KHZ)
         self.write(base + "cpuinfo_max_freq", CPU_MAX_KHZ)
@@ -149,14 +155,24 @@ class ThermalModel(threading.Thread):
 
 
 class Daemon:
+    """The real coolhandd on `tree` with `config` and the extra arguments.
+
+    Its log is a file of its own beside the tree (several daemons may run on
+    one tree in turn: a restart after SIGKILL); stop() and kill() remove it,
+    and text() still returns what it held."""
+
     def __init__(self, tree, config, *extra):
-        self.log_path = os.path.join(tree.root, "..", os.path.basename(tree.root) + ".log")
-        self.log = open(self.log_path, "w+")
+        fd, self.log_path = tempfile.mkstemp(prefix=os.path.basename(tree.root) + "-",
+                                             suffix=".log", dir=os.path.dirname(tree.root))
+        self.log = os.fdopen(fd, "w+")
+        self._final_text = None
         self.proc = subprocess.Popen(
             [DAEMON, "--config", config, "--sysfs-root", tree.root, *extra],
             stdout=self.log, stderr=subprocess.STDOUT)
 
     def text(self):
+        if self._final_text is not None:
+            return self._final_text
         with open(self.log_path) as f:
             return f.read()
 
@@ -167,15 +183,24 @@ class Daemon:
                 return True
             if self.proc.poll() is not None:
                 break
-            time.sleep(0.05)
-        return False
+            time.sleep(0.02)
+        # The daemon may have written the needle just before it exited.
+        return self.text().count(needle) >= count
 
     def stop(self):
-        """SIGTERM, the exit code, and the log removed; again: the same code."""
-        if self.log.closed:
+        """SIGTERM and the exit code; again: the same code."""
+        return self._end(signal.SIGTERM)
+
+    def kill(self):
+        """SIGKILL (nothing restored, the state file left as it was) and the
+        exit status (-9); again: the same."""
+        return self._end(signal.SIGKILL)
+
+    def _end(self, sig):
+        if self._final_text is not None:
             return self.proc.returncode
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(sig)
         try:
             return self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -183,6 +208,7 @@ class Daemon:
             self.proc.wait()
             raise
         finally:
+            self._final_text = self.text()
             self.log.close()
             os.unlink(self.log_path)
 
@@ -192,7 +218,7 @@ def wait_until(predicate, timeout):
     while time.monotonic() < deadline:
         if predicate():
             return True
-        time.sleep(0.05)
+        time.sleep(0.02)
     return predicate()
 
 
