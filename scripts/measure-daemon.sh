@@ -18,53 +18,16 @@ BUILD=${1:-build}
 DAEMON=$(realpath "$BUILD/daemon/coolhandd")
 WINDOW_S=${WINDOW_S:-60}
 RSS_MINUTES=${RSS_MINUTES:-10}
-BASE=$(mktemp -d /dev/shm/coolhand-measure-XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$BASE"
-}
-trap cleanup EXIT
-
-put() { mkdir -p "$(dirname "$1")"; echo "$2" >"$1"; }
-
-wakeups() {  # PID -> total voluntary context switches over all threads
-  local sum=0 n
-  for s in /proc/"$1"/task/*/status; do
-    n=$(awk '/^voluntary_ctxt_switches/ {print $2}' "$s")
-    sum=$((sum + n))
-  done
-  echo "$sum"
-}
+# shellcheck source=scripts/lib/measure-daemon.sh
+. "$(dirname "$0")/lib/measure-daemon.sh"
+measure_init measure
 
 # Tree and policy for the event-capable run: a thermal zone (event-driven
 # once netlink is subscribed) and a table controller (no time-driven step).
-# Zone 900 cannot clash with a real zone on this machine.
 EV="$BASE/events"
-put "$EV/sys/class/thermal/thermal_zone900/type" skin-therm
-put "$EV/sys/class/thermal/thermal_zone900/temp" 45000
-put "$EV/sys/class/thermal/cooling_device900/type" Fan
-put "$EV/sys/class/thermal/cooling_device900/max_state" 3
-put "$EV/sys/class/thermal/cooling_device900/cur_state" 0
-cat >"$EV/policy.yaml" <<'EOF'
-version: 1
-sensors:
-  skin:
-    source: {kind: thermal_zone, name: skin-therm}
-devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}
-controllers:
-  guard:
-    kind: table
-    input: skin
-    devices: [fan]
-    table:
-      - {up_c: 60, down_c: 58, level: 1}
-      - {up_c: 65, down_c: 63, level: 3}
-EOF
+fake_tree "$EV" 45000
+fan_policy "$EV/policy.yaml" "      - {up_c: 60, down_c: 58, level: 1}
+      - {up_c: 65, down_c: 63, level: 3}"
 
 # Polling-only: an hwmon sensor at 45 °C, limit 60 °C, default sampling
 # bounds (250 ms .. 30 s).
@@ -78,12 +41,10 @@ put "$PO/sys/class/thermal/cooling_device0/cur_state" 0
 sed -e 's/source: {kind: thermal_zone, name: skin-therm}/source: {kind: hwmon, name: k10temp, label: Tctl}/' \
   "$EV/policy.yaml" >"$PO/policy.yaml"
 
-"$DAEMON" --config "$EV/policy.yaml" --sysfs-root "$EV/sys" --netlink on 2>"$EV/log" &
-EV_PID=$!
-PIDS+=("$EV_PID")
-"$DAEMON" --config "$PO/policy.yaml" --sysfs-root "$PO/sys" 2>"$PO/log" &
-PO_PID=$!
-PIDS+=("$PO_PID")
+start_daemon "$EV/log" "$EV" "$DAEMON" --netlink on
+EV_PID=$STARTED
+start_daemon "$PO/log" "$PO" "$DAEMON"
+PO_PID=$STARTED
 
 sleep 3
 grep -q "event-driven" "$EV/log" || { echo "event run: sensor is not event-driven"; cat "$EV/log"; exit 1; }

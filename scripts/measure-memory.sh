@@ -37,49 +37,20 @@ DAEMON=$(realpath "$BUILD/daemon/coolhandd")
 CTL=$(realpath "$BUILD/daemon/ctl/coolhandctl")
 MINUTES=${MINUTES:-10}
 RELOADS=${RELOADS:-10}
-BASE=$(mktemp -d /dev/shm/coolhand-memory-XXXXXX)
-PIDS=()
 CGROUPS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+# shellcheck source=scripts/lib/measure-daemon.sh
+. "$(dirname "$0")/lib/measure-daemon.sh"
+measure_init memory
+measure_cleanup_hook() {
   for c in "${CGROUPS[@]}"; do rmdir "$c" 2>/dev/null || true; done
-  rm -rf "$BASE"
 }
-trap cleanup EXIT
 
-put() { mkdir -p "$(dirname "$1")"; echo "$2" >"$1"; }
-field() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 rollup() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/smaps_rollup"; }
 
-# ---- the fake tree and policy (zone 900 cannot clash with a real zone)
-put "$BASE/sys/class/thermal/thermal_zone900/type" skin-therm
-put "$BASE/sys/class/thermal/thermal_zone900/temp" 46000
-put "$BASE/sys/class/thermal/cooling_device900/type" Fan
-put "$BASE/sys/class/thermal/cooling_device900/max_state" 3
-put "$BASE/sys/class/thermal/cooling_device900/cur_state" 0
-cat >"$BASE/policy.yaml" <<'EOF'
-version: 1
-sensors:
-  skin:
-    source: {kind: thermal_zone, name: skin-therm}
-devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}
-controllers:
-  guard:
-    kind: table
-    input: skin
-    devices: [fan]
-    table:
-      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}
-EOF
-if [ -n "${RECORDS:-}" ]; then
-  printf 'daemon:\n  recorder:\n    records: %s\n' "$RECORDS" >>"$BASE/policy.yaml"
-  echo "policy: daemon.recorder.records $RECORDS"
-fi
+# ---- the fake tree and policy
+fake_tree "$BASE" 46000
+fan_policy "$BASE/policy.yaml"
+policy_records "$BASE/policy.yaml"
 
 # ---- the malloc_trim shim: a no-op that says once that it ran
 cat >"$BASE/notrim.c" <<'EOF'
@@ -111,28 +82,8 @@ else
   echo "cgroup v1 memory controller not writable here: no cgroup figure"
 fi
 
-# ---- a private bus per D-Bus run (two services cannot share one name)
-start_bus() {  # NAME: starts a private bus; its address in $BUS_ADDRESS
-  local dir="$BASE/$1"
-  mkdir -p "$dir"
-  cat >"$dir/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <listen>unix:path=$dir/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
-  # Not in a command substitution: the pid must reach PIDS for the cleanup.
-  dbus-daemon --config-file="$dir/bus.conf" --nofork --print-address >"$dir/address" 2>/dev/null &
-  PIDS+=($!)
-  for _ in $(seq 50); do [ -s "$dir/address" ] && break; sleep 0.1; done
-  [ -s "$dir/address" ] || { echo "dbus-daemon did not start" >&2; exit 1; }
-  BUS_ADDRESS=$(head -1 "$dir/address")
-}
+# ---- a private bus per D-Bus run (two services cannot share one name):
+# start_bus DIR (scripts/lib/measure-daemon.sh)
 
 declare -A PID_OF CG_OF
 start() {  # LABEL BUS_ADDRESS PRELOAD DAEMON_ARGS...
@@ -143,16 +94,19 @@ start() {  # LABEL BUS_ADDRESS PRELOAD DAEMON_ARGS...
     mkdir "$cg"
     CGROUPS+=("$cg")
   fi
-  (
-    # Join the cgroup before exec, so every page is charged to it.
-    [ -z "$cg" ] || echo "$BASHPID" >"$cg/cgroup.procs"
-    export DBUS_SYSTEM_BUS_ADDRESS="$addr"
-    if [ -n "$preload" ]; then export LD_PRELOAD="$preload"; fi
-    exec "$DAEMON" --config "$BASE/policy.yaml" --sysfs-root "$BASE/sys" --netlink on "$@"
-  ) 2>"$BASE/$label.log" &
-  PID_OF[$label]=$!
+  start_daemon "$BASE/$label.log" "$BASE" in_cgroup "$cg" "$addr" "$preload" "$DAEMON" --netlink on "$@"
+  PID_OF[$label]=$STARTED
   CG_OF[$label]=$cg
-  PIDS+=($!)
+}
+
+# In the background subshell start_daemon makes: joins the cgroup before
+# exec, so every page is charged to it.
+in_cgroup() {  # CGROUP BUS_ADDRESS PRELOAD CMD...
+  [ -z "$1" ] || echo "$BASHPID" >"$1/cgroup.procs"
+  export DBUS_SYSTEM_BUS_ADDRESS="$2"
+  if [ -n "$3" ]; then export LD_PRELOAD="$3"; fi
+  shift 3
+  exec "$@"
 }
 
 report() {  # LABEL WHEN
@@ -188,7 +142,7 @@ stop() {  # LABEL...
 # ---- 1. the steady daemon, alone: no other process maps its binary, so its
 # Pss is what one coolhandd costs (shared libraries are still divided among
 # every process on this machine that maps them, as on a handheld).
-start_bus bus
+start_bus "$BASE/bus"
 BUS=$BUS_ADDRESS
 start bus "$BUS" "" --bus system
 sleep 2
@@ -211,7 +165,7 @@ stop bus
 # call, without it (shim), and without D-Bus; RELOADS policy reloads each.
 # Private_Dirty and RssAnon are the figures to compare here (Pss divides the
 # binary's pages among the three).
-start_bus bus-notrim
+start_bus "$BASE/bus-notrim"
 BUS_NOTRIM=$BUS_ADDRESS
 start trim "$BUS" "" --bus system
 start notrim "$BUS_NOTRIM" "$BASE/notrim.so" --bus system

@@ -48,48 +48,18 @@ grep -q COOLHAND_NULL_RECORDER:BOOL=ON "$NULL_BUILD/CMakeCache.txt" ||
 # A freshly linked or copied binary's pages may still be dirty in the page
 # cache, and would count in its Private_Dirty: write them back first.
 sync "$REC" "$NUL"
-BASE=$(mktemp -d /dev/shm/coolhand-reccost-XXXXXX)
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$BASE"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/lib/measure-daemon.sh
+. "$(dirname "$0")/lib/measure-daemon.sh"
+measure_init reccost
 
-put() { mkdir -p "$(dirname "$1")"; echo "$2" >"$1"; }
-
-# ---- the fake tree (zones 900+ and cooling device 900 cannot clash with real ones)
+# ---- the fake tree (zones 901+ beside fake_tree's zone 900 and fan)
 zone() {  # N TYPE TEMP_MC
   put "$BASE/sys/class/thermal/thermal_zone$1/type" "$2"
   put "$BASE/sys/class/thermal/thermal_zone$1/temp" "$3"
 }
-put "$BASE/sys/class/thermal/cooling_device900/type" Fan
-put "$BASE/sys/class/thermal/cooling_device900/max_state" 3
-put "$BASE/sys/class/thermal/cooling_device900/cur_state" 0
-zone 900 skin-therm 46000
-FAN='devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}'
+fake_tree "$BASE" 46000
 case "$POLICY" in
-  small)
-    cat >"$BASE/policy.yaml" <<EOF
-version: 1
-sensors:
-  skin:
-    source: {kind: thermal_zone, name: skin-therm}
-$FAN
-controllers:
-  guard:
-    kind: table
-    input: skin
-    devices: [fan]
-    table:
-      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}
-EOF
-    ;;
+  small) fan_policy "$BASE/policy.yaml" ;;
   fir)
     zone 901 battery-therm 38000
     zone 902 charger-therm 36000
@@ -123,7 +93,10 @@ sensors:
     kind: weighted_sum
     inputs: [skin, skin_therm, board_slow]
     weights: [1, 0.6, -0.6]
-$FAN
+devices:
+  fan:
+    max_level: 3
+    knob: {kind: cooling_device, name: Fan}
 controllers:
   guard:
     kind: table
@@ -136,10 +109,8 @@ EOF
     ;;
   *) echo "POLICY must be small or fir" >&2; exit 2 ;;
 esac
-if [ -n "${RECORDS:-}" ]; then
-  printf 'daemon:\n  recorder:\n    records: %s\n' "$RECORDS" >>"$BASE/policy.yaml"
-fi
-echo "policy: $POLICY${RECORDS:+, daemon.recorder.records $RECORDS}; $RUNS runs, ${SETTLE_S} s each"
+echo "policy: $POLICY; $RUNS runs, ${SETTLE_S} s each"
+policy_records "$BASE/policy.yaml"
 echo "recorder: $REC"
 echo "null:     $NUL"
 
@@ -165,10 +136,7 @@ categorise() {  # PID EXE RING_KB
 
 start() {  # LABEL EXE RUN: starts a daemon, its pid in $STARTED
   mkdir -p "$BASE/rec-$1-$3"
-  "$2" --config "$BASE/policy.yaml" --sysfs-root "$BASE/sys" --netlink off --bus none \
-    --record-dir "$BASE/rec-$1-$3" 2>"$BASE/$1-$3.log" &
-  STARTED=$!
-  PIDS+=("$STARTED")
+  start_daemon "$BASE/$1-$3.log" "$BASE" "$2" --netlink off --bus none --record-dir "$BASE/rec-$1-$3"
 }
 
 ring_kb() {  # LOG: the ring's KiB from "flight recorder: N records (K KiB)"
