@@ -14,8 +14,9 @@
 #   wakeups PID              voluntary context switches summed over PID's
 #                            threads (/proc/PID/task/*/status)
 #   fake_tree DIR TEMP_MC    DIR/sys: thermal zone 900 "skin-therm" at TEMP_MC
-#                            (m°C) and cooling device 900 "Fan", max_state 3,
-#                            at state 0 (900: cannot clash with a real one)
+#                            (m°C) with a critical trip set at 95 °C, and
+#                            cooling device 900 "Fan", max_state 3, at
+#                            state 0 (900: cannot clash with a real one)
 #   fan_policy FILE [ROWS]   a policy: the zone as `skin`, the fan as `fan`
 #                            (max_level 3) and a table controller on it, ROWS
 #                            its table (default: level 1 at 45/43 °C, level 2
@@ -59,6 +60,13 @@ wakeups() {  # PID
 fake_tree() {  # DIR TEMP_MC
   put "$1/sys/class/thermal/thermal_zone900/type" skin-therm
   put "$1/sys/class/thermal/thermal_zone900/temp" "$2"
+  # A zone is event-driven under thermal netlink only with a set trip
+  # (zone_sends_events, daemon/src/discovery.h); the attribute names are
+  # 6.1's drivers/thermal/thermal_sysfs.c create_trip_attrs()
+  # ("trip_point_%d_type", "trip_point_%d_temp", m°C) and
+  # trip_point_type_show() ("critical").
+  put "$1/sys/class/thermal/thermal_zone900/trip_point_0_type" critical
+  put "$1/sys/class/thermal/thermal_zone900/trip_point_0_temp" 95000
   put "$1/sys/class/thermal/cooling_device900/type" Fan
   put "$1/sys/class/thermal/cooling_device900/max_state" 3
   put "$1/sys/class/thermal/cooling_device900/cur_state" 0
