@@ -93,18 +93,7 @@ sensors:
     kind: weighted_sum
     inputs: [skin, skin_therm, board_slow]
     weights: [1, 0.6, -0.6]
-devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}
-controllers:
-  guard:
-    kind: table
-    input: skin_ctl
-    devices: [fan]
-    table:
-      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}
+$(fan_control skin_ctl)
 EOF
     ;;
   *) echo "POLICY must be small or fir" >&2; exit 2 ;;

@@ -17,10 +17,12 @@
 #                            (m°C) with a critical trip set at 95 °C, and
 #                            cooling device 900 "Fan", max_state 3, at
 #                            state 0 (900: cannot clash with a real one)
-#   fan_policy FILE [ROWS]   a policy: the zone as `skin`, the fan as `fan`
-#                            (max_level 3) and a table controller on it, ROWS
-#                            its table (default: level 1 at 45/43 °C, level 2
-#                            at 48/46 °C)
+#   fan_control INPUT [ROWS] on stdout, a policy's devices: and controllers:
+#                            the fan as `fan` (max_level 3) and a table
+#                            controller on it reading INPUT, ROWS its table
+#                            (default: level 1 at 45/43 °C, level 2 at 48/46 °C)
+#   fan_policy FILE [ROWS]   the policy FILE: the zone as `skin` and
+#                            fan_control skin ROWS
 #   policy_records FILE      with RECORDS set, appends daemon.recorder.records
 #                            RECORDS to the policy FILE and says so
 #   start_bus DIR            a private dbus-daemon (never the host's bus)
@@ -72,14 +74,8 @@ fake_tree() {  # DIR TEMP_MC
   put "$1/sys/class/thermal/cooling_device900/cur_state" 0
 }
 
-fan_policy() {  # FILE [ROWS]
-  local rows=${2:-"      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}"}
-  cat >"$1" <<EOF
-version: 1
-sensors:
-  skin:
-    source: {kind: thermal_zone, name: skin-therm}
+fan_control() {  # INPUT [ROWS]
+  cat <<EOF
 devices:
   fan:
     max_level: 3
@@ -87,11 +83,19 @@ devices:
 controllers:
   guard:
     kind: table
-    input: skin
+    input: $1
     devices: [fan]
     table:
-$rows
+${2:-"      - {up_c: 45, down_c: 43, level: 1}
+      - {up_c: 48, down_c: 46, level: 2}"}
 EOF
+}
+
+fan_policy() {  # FILE [ROWS]
+  {
+    printf 'version: 1\nsensors:\n  skin:\n    source: {kind: thermal_zone, name: skin-therm}\n'
+    fan_control skin "${2:-}"
+  } >"$1"
 }
 
 policy_records() {  # FILE
