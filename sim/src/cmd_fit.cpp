@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cmd_status.h"
 #include "coolhand/recorder/file.h"
 #include "coolhand/sim/fit.h"
 #include "coolhand/sim/fit_recording.h"
@@ -338,17 +339,7 @@ void add_fit_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--skin-out", args->skin_out, "estimator YAML snippet")->capture_default_str();
   cmd->add_flag("--quiet,-q", args->quiet, "no progress on stderr");
-  cmd->callback([args] {
-    int code = 1;
-    try {
-      code = run_fit(*args);
-    } catch (const std::exception& e) {
-      std::cerr << "coolhand-sim: fit: " << e.what() << "\n";
-    }
-    // Ends the parse with this status (CLI11 prints nothing for either).
-    if (code == 0) throw CLI::Success();
-    throw CLI::RuntimeError(code);
-  });
+  run_in_callback(*cmd, "fit: ", [args] { return run_fit(*args); });
 }
 
 }  // namespace coolhand::sim

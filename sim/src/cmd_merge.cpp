@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "cmd_status.h"
 #include "coolhand/sim/merge.h"
 
 namespace coolhand::sim {
@@ -26,7 +27,7 @@ bool is_tune_shard(const std::string& path) {
 
 }  // namespace
 
-CLI::App* add_merge_command(CLI::App& app, const DataLookup& need_data) {
+void add_merge_command(CLI::App& app, const DataLookup& need_data) {
   struct Args {
     std::vector<std::string> files;
     std::string out, markdown;
@@ -46,29 +47,18 @@ CLI::App* add_merge_command(CLI::App& app, const DataLookup& need_data) {
   cmd->add_option("--markdown", args->markdown,
                   "compare: also write the table as Markdown to FILE");
   cmd->add_flag("--quiet,-q", args->quiet, "tune: no progress lines on stderr");
-  cmd->callback([args, out_opt, need_data] {
-    if (!args->files.empty() && is_tune_shard(args->files.front())) {
-      int rc = 1;
-      try {
-        rc = merge_tune_files(args->files, out_opt->count() > 0 ? args->out : "coolhand-sim-tune",
+  run_in_callback(*cmd, "", [args, out_opt, need_data] {
+    if (!args->files.empty() && is_tune_shard(args->files.front()))
+      return merge_tune_files(args->files, out_opt->count() > 0 ? args->out : "coolhand-sim-tune",
                               args->quiet, need_data);
-      } catch (const std::exception& e) {
-        std::cerr << "coolhand-sim: " << e.what() << "\n";
-      }
-      if (rc != 0) throw CLI::RuntimeError(rc);
-      return;
-    }
     MergeOptions options;
     if (out_opt->count() > 0) options.out = args->out;
     options.markdown = args->markdown;
     const std::string error = merge_shards(args->files, options, std::cout);
     std::cout.flush();
-    if (!error.empty()) {
-      std::cerr << "coolhand-sim: " << error << "\n";
-      throw CLI::RuntimeError(1);
-    }
+    if (!error.empty()) throw std::runtime_error(error);
+    return 0;
   });
-  return cmd;
 }
 
 }  // namespace coolhand::sim

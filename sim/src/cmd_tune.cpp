@@ -17,9 +17,11 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "cmd_status.h"
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/output.h"
 #include "coolhand/sim/shard.h"
@@ -305,7 +307,7 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
   }
 }
 
-std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLookup& need_data) {
+void add_tune_command(CLI::App& app, const DataLookup& need_data) {
   auto a = std::make_shared<TuneArgs>();
   auto* cmd = app.add_subcommand(
       "tune",
@@ -357,10 +359,7 @@ std::function<std::optional<int>()> add_tune_command(CLI::App& app, const DataLo
                 "leave the performance bound out of the header (saves an LP per workload)");
   cmd->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
 
-  return [=]() -> std::optional<int> {
-    if (*cmd) return run_tune(*a, need_data);
-    return std::nullopt;
-  };
+  run_in_callback(*cmd, "", [a, need_data] { return run_tune(*a, need_data); });
 }
 
 }  // namespace coolhand::sim

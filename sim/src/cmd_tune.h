@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,12 +12,11 @@ namespace coolhand::sim {
 // Finds a bundled data file ("workloads/gaming.csv") or throws.
 using DataLookup = std::function<std::string(const std::string&)>;
 
-// Registers `tune` on `app`. The returned function, called after parsing,
-// runs it and returns its exit status, or nullopt when it was not given.
-// Errors are thrown as std::runtime_error. (`merge`, cmd_merge.cpp, hands
-// shard files of kind "tune" to merge_tune_files.)
-[[nodiscard]] std::function<std::optional<int>()> add_tune_command(CLI::App& app,
-                                                                   const DataLookup& need_data);
+// Registers `tune` on `app`. It runs from its own callback during parsing
+// (run_in_callback, cmd_status.h): an error prints "coolhand-sim: <message>"
+// and exits 1. (`merge`, cmd_merge.cpp, hands shard files of kind "tune" to
+// merge_tune_files.)
+void add_tune_command(CLI::App& app, const DataLookup& need_data);
 
 // `merge` for tune shards: the shards' own `run` names the inputs; merges,
 // runs the local stage and writes what one machine's `tune` writes to

@@ -27,6 +27,7 @@
 #include "cmd_fit.h"
 #include "cmd_merge.h"
 #include "cmd_run_record.h"
+#include "cmd_status.h"
 #include "cmd_tune.h"
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/bound.h"
@@ -508,11 +509,11 @@ int run_sim(int argc, char** argv) {
       ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
       ->needs(bound_shard);
 
-  CLI::App* merge_cmd = add_merge_command(app, need_data);
+  add_merge_command(app, need_data);
 
   add_fit_command(app);
 
-  const auto tune = add_tune_command(app, need_data);
+  add_tune_command(app, need_data);
 
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.
@@ -530,9 +531,8 @@ int run_sim(int argc, char** argv) {
       return 2;
     }
   }
-  CLI11_PARSE(app, argc, argv);
-  try {
-    if (const auto rc = tune()) return *rc;
+  CLI11_PARSE(app, argc, argv);  // fit, merge and tune run (and end) inside it
+  return run_command("", [&] {
     if (*replay_cmd) {
       if (!rp_recording.empty())
         return cmd_replay_recording(rp_recording, rp_policy, rp_exact, rp_out);
@@ -543,12 +543,8 @@ int run_sim(int argc, char** argv) {
     if (*export_cmd) return cmd_export(ex_recording, ex_out);
     if (*compare_cmd) return cmd_compare(ca);
     if (*bound_cmd) return cmd_bound(ba);
-    if (*merge_cmd) return 0;  // ran in its callback
     return cmd_run(ra);
-  } catch (const std::exception& e) {
-    std::cerr << "coolhand-sim: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace
