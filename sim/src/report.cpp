@@ -19,11 +19,16 @@ std::string write_compare_report(const CompareResult& r, bool with_bound,
                     r.wall_s > 0 ? static_cast<double>(r.steps) / r.wall_s : 0.0);
   if (with_bound)
     os << fmt::format("{} bounds in {:.2f} s wall\n", r.scenarios.size(), r.bounds_wall_s);
+  // The directories before any file: `--markdown DIR/table.md -o DIR` in
+  // an empty directory writes the table into the DIR it creates.
+  const std::string md_dir = std::filesystem::path(markdown).parent_path().string();
+  for (const std::string& dir : {out, md_dir}) {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    if (ec) return "cannot create " + dir + ": " + ec.message();
+  }
   if (!markdown.empty())
     if (auto e = write_text(format_markdown(r), markdown); !e.empty()) return e;
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) return "cannot create " + out + ": " + ec.message();
   std::vector<OverlayPanel> panels;
   for (std::size_t s = 0; s < r.scenarios.size(); ++s) {
     OverlayPanel p{r.scenarios[s], {}};

@@ -104,6 +104,25 @@ done
   -o "$work/cmp73" >"$work/cmp73.txt"
 expect_eq "compare --kernel 7.3 runs" 1 "$(grep -c '^1 runs' "$work/cmp73.txt")"
 
+# compare --markdown DIR/table.md -o DIR into a DIR that does not exist yet
+# (the table used to be written before the directory was made), and a
+# --markdown whose own directory is not -o's.
+set +e
+"$sim" compare -g step_wise -w "$data/workloads/navigation.csv" \
+  --markdown "$work/new/table.md" -o "$work/new" >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "compare --markdown DIR/x.md -o DIR, DIR new: exit status" 0 "$rc"
+expect_eq "compare --markdown DIR/x.md -o DIR, DIR new: stderr" "" "$(cat "$work/err")"
+expect_eq "compare --markdown DIR/x.md -o DIR: the table" 1 \
+  "$(grep -c '^| navigation | step_wise |' "$work/new/table.md" 2>/dev/null || true)"
+expect_eq "compare --markdown DIR/x.md -o DIR: overlay.svg" yes \
+  "$([ -s "$work/new/overlay.svg" ] && echo yes || echo no)"
+"$sim" compare -g step_wise -w "$data/workloads/navigation.csv" \
+  --markdown "$work/md/sub/table.md" -o "$work/svg" >/dev/null
+expect_eq "compare --markdown in another new directory" 1 \
+  "$(grep -c '^| navigation | step_wise |' "$work/md/sub/table.md")"
+
 if ((failures > 0)); then
   echo "$failures check(s) failed"
   exit 1
