@@ -8,6 +8,7 @@
 //   5. the coarse schedule replayed at every model step: its peak skin.
 #include "coolhand/sim/bound.h"
 
+#include <fmt/format.h>
 #include <glpk.h>
 
 #include <Eigen/Dense>
@@ -221,6 +222,13 @@ class CoarseLp {
       p += glp_get_col_prim(prob_.get(), x_col(b, d, l)) * lin_.power_w[d][l];
     return p;
   }
+  // The same fractions' performance.
+  [[nodiscard]] double scheduled_performance(std::size_t d, std::uint64_t b) const {
+    double p = 0;
+    for (std::size_t l = 0; l < lin_.performance[d].size(); ++l)
+      p += glp_get_col_prim(prob_.get(), x_col(b, d, l)) * lin_.performance[d][l];
+    return p;
+  }
 
  private:
   const Linear& lin_;
@@ -360,7 +368,64 @@ double dual_bound(const Linear& lin, const Inputs& in, std::uint64_t m, double l
   return value;
 }
 
+// The coarse LP's schedule per decision step (BoundOptions::schedule), its
+// skin peaks from the same replay as BoundResult::schedule_peak_skin_c.
+BoundSchedule schedule_of(const ModelSpec& spec, const Linear& lin, const Inputs& in,
+                          std::uint64_t m, Millis model_step, const CoarseLp& lp) {
+  BoundSchedule out;
+  for (const auto& d : spec.devices) out.devices.push_back(d.name);
+  out.skin_nodes = spec.skin_nodes;
+  const std::size_t nd = lin.devices;
+  out.steps.resize(lp.blocks());
+  std::vector<double> weighted(lp.blocks(), 0.0), delivered(lp.blocks(), 0.0);
+  std::size_t seg = 0;
+  for (std::uint64_t k = 0; k < in.steps; ++k) {
+    while (seg + 1 < in.first.size() && in.first[seg + 1] <= k) ++seg;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const double wu = in.weight[d] * in.demand[seg * nd + d];
+      weighted[k / m] += wu;
+      delivered[k / m] += wu * lp.scheduled_performance(d, k / m);
+    }
+  }
+  for (std::uint64_t b = 0; b < lp.blocks(); ++b) {
+    auto& step = out.steps[b];
+    step.time_s = static_cast<double>(b * m) * static_cast<double>(model_step.count()) / 1000.0;
+    for (std::size_t d = 0; d < nd; ++d) {
+      step.power_w.push_back(lp.scheduled_power(d, b));
+      step.performance.push_back(lp.scheduled_performance(d, b));
+    }
+    step.demand_share = weighted[b] / in.total_weighted_demand;
+    step.step_performance = weighted[b] > 0 ? delivered[b] / weighted[b] : 1.0;
+    step.peak_skin_c.assign(lin.skin.size(), -1e300);
+  }
+  forward(
+      lin, in, m, [&](std::size_t d, std::uint64_t b) { return lp.scheduled_power(d, b); },
+      [&](std::uint64_t k, const Eigen::VectorXd& t) {
+        auto& peaks = out.steps[k / m].peak_skin_c;
+        for (std::size_t s = 0; s < lin.skin.size(); ++s)
+          peaks[s] = std::max(peaks[s], t(static_cast<Eigen::Index>(lin.skin[s])));
+      });
+  return out;
+}
+
 }  // namespace
+
+std::string bound_schedule_csv(const BoundSchedule& schedule) {
+  std::string csv = "time_s";
+  for (const auto& d : schedule.devices) csv += fmt::format(",{0}_power_w,{0}_performance", d);
+  csv += ",demand_share,performance";
+  for (const auto& s : schedule.skin_nodes) csv += fmt::format(",{}_peak_c", s);
+  csv += "\n";
+  for (const auto& step : schedule.steps) {
+    csv += fmt::format("{:g}", step.time_s);
+    for (std::size_t d = 0; d < step.power_w.size(); ++d)
+      csv += fmt::format(",{:.6g},{:.6g}", step.power_w[d], step.performance[d]);
+    csv += fmt::format(",{:.6g},{:.6g}", step.demand_share, step.step_performance);
+    for (const double c : step.peak_skin_c) csv += fmt::format(",{:.4f}", c);
+    csv += "\n";
+  }
+  return csv;
+}
 
 std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
                                                      const Workload& workload,
@@ -438,6 +503,7 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
       [&](std::uint64_t, const Eigen::VectorXd& t) {
         r.schedule_peak_skin_c = std::max(r.schedule_peak_skin_c, peak_skin(lin, t));
       });
+  if (options.schedule) r.schedule = schedule_of(initial, lin, in, m, model.time_step, lp);
   return r;
 }
 

@@ -322,7 +322,7 @@ int cmd_export(const std::string& rec_path, const std::string& out) {
 // ----------------------------------------------------------------- bound --
 
 struct BoundArgs {
-  std::string model, shard, shard_file;
+  std::string model, shard, shard_file, schedule;
   std::vector<std::string> workloads;
   std::optional<double> limit_c, step_s;
   bool quiet = false;
@@ -346,6 +346,9 @@ int cmd_bound(const BoundArgs& a) {
     opts.decision_step = Millis(static_cast<std::int64_t>(std::round(ms)));
   }
   if (!a.quiet) opts.progress = [](std::string_view line) { std::cerr << line << "\n"; };
+  opts.schedule = !a.schedule.empty();
+  if (opts.schedule && workloads.size() != 1)
+    throw Failure(fmt::format("bound --schedule: one workload, not {}", workloads.size()));
   if (!a.shard.empty())
     return write_shard(
         run_bound_shard({&spec, model_path, &workloads, paths, opts}, shard_spec(a.shard)), "bound",
@@ -357,6 +360,14 @@ int cmd_bound(const BoundArgs& a) {
     const auto& r = std::get<BoundResult>(res);
     if (!r.feasible) throw Failure(bound_infeasible_message(r, workload.name()));
     std::cout << format_bound_report(r, workload.name(), spec.name, spec.time_step);
+    if (opts.schedule) {
+      if (!r.schedule)
+        throw Failure("bound --schedule: " + workload.name() +
+                      " demands nothing of any device: no LP, no schedule");
+      check(write_text(bound_schedule_csv(*r.schedule), a.schedule));
+      std::cout << fmt::format("  wrote the LP's schedule ({} decision steps) to {}\n",
+                               r.schedule->steps.size(), a.schedule);
+    }
   }
   return 0;
 }
@@ -502,8 +513,14 @@ int run_sim(int argc, char** argv) {
                         "LP decision step, s, a multiple of the model step (default: the "
                         "model step, coarsened to keep at most 360 decision steps)");
   bound_cmd->add_flag("--quiet,-q", ba.quiet, "no progress lines on stderr");
+  auto* bound_schedule = bound_cmd->add_option(
+      "--schedule", ba.schedule,
+      "also write the LP's schedule as CSV (one workload): per decision step each device's "
+      "power at full demand (W) and performance, the step's demand share and performance, "
+      "each skin node's peak");
   auto* bound_shard = bound_cmd->add_option(
       "--shard", ba.shard, "run only shard K of N (K/N) and write a shard file for `merge`");
+  bound_shard->excludes(bound_schedule);
   bound_cmd
       ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
       ->needs(bound_shard);

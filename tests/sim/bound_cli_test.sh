@@ -2,7 +2,10 @@
 # `coolhand-sim bound` on the command line (issue 12): a limit no schedule
 # can hold (50 °C ambient, 45 °C limit) is an error giving the lowest peak
 # skin any schedule reaches; a decision step that is no whole number of
-# model steps is named; a feasible run prints the bound. Exact messages.
+# model steps is named; a feasible run prints the bound, and --schedule
+# writes the LP's schedule (one row per decision step, powers within each
+# device's range, performance that adds up to the printed figures). Exact
+# messages.
 # Usage: bound_cli_test.sh <coolhand-sim> <sim data dir>
 set -euo pipefail
 
@@ -47,6 +50,52 @@ expect_eq "feasible: bound line" 1 \
   "$(grep -c '^  performance bound with skin <= 60.00 °C: 0.8022 (no controller can deliver more)$' "$work/out")"
 expect_eq "feasible: progress names the LP" 1 \
   "$(grep -c '^bound: 72000 model steps in 120 decision steps of 60000 ms; LP with' "$work/err")"
+
+# --schedule: the car run's LP schedule, 120 decision steps of 60 s.
+"$sim" bound -q -w "$work/car.csv" --limit 60 --step 60 --schedule "$work/s.csv" >"$work/out"
+expect_eq "schedule: reported" 1 \
+  "$(grep -c "^  wrote the LP's schedule (120 decision steps) to $work/s.csv\$" "$work/out")"
+expect_eq "schedule: header" \
+  "time_s,cpu_power_w,cpu_performance,gpu_power_w,gpu_performance,modem_power_w,modem_performance,backlight_power_w,backlight_performance,charger_power_w,charger_performance,demand_share,performance,front_skin_peak_c,back_skin_peak_c" \
+  "$(head -1 "$work/s.csv")"
+expect_eq "schedule: one row per decision step" 120 "$(tail -n +2 "$work/s.csv" | wc -l)"
+expect_eq "schedule: rows 60 s apart from 0" 0 \
+  "$(awk -F, 'NR > 1 && $1 != (NR - 2) * 60' "$work/s.csv" | wc -l)"
+# Each device's power lies within its levels' range in reference-umpc.yaml
+# (cpu 0.8-6, gpu 0.9-7, modem 0.6-2.2, backlight 0.51-1.6, charger
+# 0.35-2.6 W), and its performance within its levels' (lowest .. 1).
+expect_eq "schedule: powers and performance within the levels' range" 0 \
+  "$(awk -F, 'BEGIN { split("0.8 0.9 0.6 0.51 0.35", lo, " "); split("6 7 2.2 1.6 2.6", hi, " ");
+                      split("0.35 0.3 0.25 0.66 0.17", plo, " ") }
+     NR > 1 { for (d = 1; d <= 5; ++d) {
+                p = $(2 * d); q = $(2 * d + 1)
+                if (p < lo[d] - 1e-6 || p > hi[d] + 1e-6 || q < plo[d] - 1e-6 || q > 1 + 1e-6) print } }' \
+     "$work/s.csv" | wc -l)"
+# The limit binds: some step throttles the CPU.
+expect_eq "schedule: the CPU is throttled somewhere" 1 \
+  "$(awk -F, 'NR > 1 && $2 < 5.99 { n = 1 } END { print n + 0 }' "$work/s.csv")"
+# The demand shares sum to 1; the performance column weighted by them (here
+# a plain mean too: the demand is constant) is the schedule's printed
+# performance, within the printed rounding, and within 0.001 of the bound.
+sched="$(sed -n 's/^  the LP.s schedule (decision step 60 s): performance \([0-9.]*\), peak skin \([0-9.]*\) °C$/\1 \2/p' "$work/out")"
+expect_eq "schedule: figures agree with the printed ones" ok \
+  "$(awk -F, -v perf="${sched% *}" -v peak="${sched#* }" -v bound=0.8022 '
+     NR > 1 { share += $12; weighted += $12 * $13; mean += $13; n++
+              for (c = 14; c <= 15; ++c) if ($c > max) max = $c }
+     END { mean /= n
+           d1 = share - 1; d2 = weighted - perf; d3 = mean - perf; d4 = max - peak; d5 = bound - weighted
+           if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2; if (d3 < 0) d3 = -d3; if (d4 < 0) d4 = -d4
+           if (d1 < 1e-4 && d2 < 6e-5 && d3 < 6e-5 && d4 < 6e-3 && d5 >= 0 && d5 < 1e-3) print "ok"
+           else printf "share %g, weighted %g, mean %g vs %s; max peak %g vs %s; bound %s\n",
+                       share, weighted, mean, perf, max, peak, bound }' "$work/s.csv")"
+set +e
+"$sim" bound -q -w "$work/car.csv" -w "$work/car.csv" --limit 60 --step 60 --schedule "$work/t.csv" \
+  >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "schedule: two workloads refused" 1 "$rc"
+expect_eq "schedule: two workloads message" "coolhand-sim: bound --schedule: one workload, not 2" \
+  "$(cat "$work/err")"
 
 "$sim" bound --help >"$work/help"
 expect_eq "bound --help" 1 "$(grep -c -- '--limit' "$work/help")"

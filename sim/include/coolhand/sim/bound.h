@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "coolhand/sim/model.h"
 #include "coolhand/sim/workload.h"
@@ -56,7 +57,32 @@ struct BoundOptions {
   // Called with progress lines (the LP's size, the solver's iteration log
   // every few seconds, the solve time); may be empty.
   std::function<void(std::string_view)> progress;
+  // Also return the LP's schedule (BoundResult::schedule; `bound --schedule`).
+  bool schedule = false;
 };
+
+// The coarse LP's optimal schedule, one step per decision step, as the LP
+// sees it (levels relaxed to fractions; for a model with fans, the
+// relaxation's devices). `bound --schedule FILE` writes it as CSV.
+struct BoundScheduleStep {
+  double time_s = 0;                // the decision step's start
+  std::vector<double> power_w;      // per device: its power at full demand, W
+  std::vector<double> performance;  // per device: the fractions' performance
+  // The step's share of the run's weighted demand (the shares sum to 1) and
+  // its weighted performance: sum over steps of share * performance is the
+  // schedule's performance (BoundResult::schedule_performance).
+  double demand_share = 0;
+  double step_performance = 1;
+  std::vector<double> peak_skin_c;  // per skin node: its peak over the step, the schedule replayed
+};
+struct BoundSchedule {
+  std::vector<std::string> devices, skin_nodes;  // the model's order
+  std::vector<BoundScheduleStep> steps;
+};
+
+// The schedule as CSV: time_s, per device <name>_power_w and
+// <name>_performance, demand_share, performance, per skin node <name>_peak_c.
+[[nodiscard]] std::string bound_schedule_csv(const BoundSchedule& schedule);
 
 // Decision steps above which the default decision step is coarsened: the LP
 // then solves in seconds on one core (docs/benchmarks.md has the figures).
@@ -97,6 +123,8 @@ struct BoundResult {
   std::uint64_t variables = 0;
   std::uint64_t constraints = 0;
   double solve_s = 0;  // wall time of the LP solve
+  // With BoundOptions::schedule, for a feasible run with some demand.
+  std::optional<BoundSchedule> schedule;
 };
 
 // One line saying what the figures of a model with fans mean (above), for
