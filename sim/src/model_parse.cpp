@@ -12,6 +12,7 @@
 
 #include "coolhand/config/yaml_input.h"
 #include "coolhand/sim/model.h"
+#include "model_parse.h"
 #include "yaml_reader.h"
 
 namespace coolhand::sim {
@@ -329,8 +330,13 @@ std::variant<ModelSpec, config::ConfigError> parse_model(std::string_view text,
                                                          std::string_view file) {
   auto input = config::detail::read_yaml(text, file, {"model", "name: ..., nodes: ..."});
   if (!input.root) return input.errors.front();
+  return detail::parse_model_tree(*input.root, file);
+}
+
+std::variant<ModelSpec, config::ConfigError> detail::parse_model_tree(const YAML::Node& root,
+                                                                      std::string_view file) {
   try {
-    ModelSpec spec = parse_root(*input.root);
+    ModelSpec spec = parse_root(root);
     spec.source = std::string(file);
     return spec;
   } catch (const detail::YamlFail& f) {
