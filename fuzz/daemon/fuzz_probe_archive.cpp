@@ -37,8 +37,8 @@ const fs::path& workdir() {
   static const fs::path dir = [] {
     const char* tmpdir = std::getenv("TMPDIR");
     const fs::path base = tmpdir != nullptr && *tmpdir != '\0' ? fs::path(tmpdir)
-                          : fs::is_directory("/dev/shm")        ? fs::path("/dev/shm")
-                                                                : fs::temp_directory_path();
+                          : fs::is_directory("/dev/shm")       ? fs::path("/dev/shm")
+                                                               : fs::temp_directory_path();
     std::string tmpl = (base / "fuzz-probe-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
     ::setenv("TMPDIR", (tmpl + "/tmp").c_str(), 1);
@@ -64,8 +64,8 @@ void write_archive(std::string_view bytes) {
   if (::ftruncate(fd, 0) != 0) std::abort();
   std::size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done,
-                               static_cast<off_t>(done));
+    const ssize_t n =
+        ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
     if (n <= 0) std::abort();
     done += static_cast<std::size_t>(n);
   }

@@ -2,6 +2,8 @@
 // front end (UTF-8, depth and node-count guards); the layout is documented
 // in docs/simulator.md. Every error is a config::ConfigError at the
 // offending key's line and column.
+#include "model_parse.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -12,7 +14,6 @@
 
 #include "coolhand/config/yaml_input.h"
 #include "coolhand/sim/model.h"
-#include "model_parse.h"
 #include "yaml_reader.h"
 
 namespace coolhand::sim {

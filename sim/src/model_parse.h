@@ -17,6 +17,6 @@ namespace coolhand::sim::detail {
 // validated model: exactly parse_model's checks after its read_yaml. Errors
 // are at `root`'s marks and name `file`.
 [[nodiscard]] std::variant<ModelSpec, config::ConfigError> parse_model_tree(const YAML::Node& root,
-                                                                           std::string_view file);
+                                                                            std::string_view file);
 
 }  // namespace coolhand::sim::detail
