@@ -4,11 +4,13 @@
 // Rules: the text goes through config's YAML front end once, to find every
 // plain scalar `free` and check it stands where a fitted number may
 // (capacity_j_per_k, to_ambient_w_per_k, a link's w_per_k, idle_w, an entry
-// of power_w). Each such word is then overwritten in place by a placeholder
-// number of the same width, and the text is parsed by parse_model, so the
-// skeleton has exactly the model format's checks and its errors keep the
-// file's own line and column. A `free` anywhere else is an error at it
-// (after the model's own checks, so a misspelt key is named as such).
+// of power_w). Each such word is then set to a placeholder number in that
+// same node tree (a YAML::Node is a handle: assigning writes into the
+// document), and the tree is checked by the model loader (parse_model's
+// checks after its read_yaml), so the skeleton has exactly the model
+// format's checks and its errors keep the file's own line and column; the
+// text is parsed once. A `free` anywhere else is an error at it (after the
+// model's own checks, so a misspelt key is named as such).
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -16,6 +18,7 @@
 
 #include "coolhand/config/yaml_input.h"
 #include "coolhand/sim/fit.h"
+#include "model_parse.h"
 #include "yaml_reader.h"
 
 namespace coolhand::sim {
@@ -23,7 +26,7 @@ namespace coolhand::sim {
 namespace {
 
 constexpr std::string_view kFree = "free";
-constexpr std::string_view kPlaceholder = "1   ";  // the same width as "free"
+constexpr const char* kPlaceholder = "1";  // any number the model accepts everywhere free is
 
 struct FreeAt {
   FreeParam param;
@@ -118,10 +121,8 @@ std::variant<FitSkeleton, config::ConfigError> parse_skeleton(std::string_view t
   }
   // Every `free` becomes a number, so a typo in a key next to one is the
   // model loader's error (unknown key, with its hint), reported first.
-  std::string filled(text);
-  for (const auto& n : all)
-    filled.replace(static_cast<std::size_t>(n.Mark().pos), kFree.size(), kPlaceholder);
-  auto parsed = parse_model(filled, file);
+  for (auto& n : all) n = kPlaceholder;  // writes the scalar in the tree; its mark stays
+  auto parsed = detail::parse_model_tree(*input.root, file);
   if (auto* e = std::get_if<config::ConfigError>(&parsed)) return *e;
   for (const auto& n : all) {
     bool ok = false;

@@ -2,6 +2,8 @@
 // front end (UTF-8, depth and node-count guards); the layout is documented
 // in docs/simulator.md. Every error is a config::ConfigError at the
 // offending key's line and column.
+#include "model_parse.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -165,6 +167,18 @@ SensorModelSpec parse_sensor(const YAML::Node& n) {
   return s;
 }
 
+// Largest magnitude of a trip temperature or hysteresis, °C: the policy
+// language's range (config's kMaxAbsCelsius), well inside MilliC's int32
+// m°C, whose conversion from a larger double is undefined.
+constexpr double kMaxAbsTripC = 1000.0;
+
+MilliC as_trip_celsius(const YAML::Node& n, std::string_view key, bool allow_negative) {
+  const double c = allow_negative ? as_double(n, key) : non_negative(n, key);
+  if (!(std::abs(c) <= kMaxAbsTripC))
+    fail(n, std::string(key) + ": out of range (-1000 to 1000 °C)");
+  return MilliC::from_celsius(c);
+}
+
 KernelTripSpec::Type trip_type(const YAML::Node& n) {
   const auto t = as_string(n, "type");
   if (t == "active") return KernelTripSpec::Type::active;
@@ -209,8 +223,8 @@ KernelZoneSpec parse_zone(const YAML::Node& n) {
     ts.name = as_string(required(t, "name", "trip"), "name");
     check_unique(t, names, ts.name, "trip");
     ts.type = trip_type(required(t, "type", "trip"));
-    ts.temp = MilliC::from_celsius(as_double(required(t, "temp_c", "trip"), "temp_c"));
-    if (t["hyst_c"]) ts.hyst = MilliC::from_celsius(non_negative(t["hyst_c"], "hyst_c"));
+    ts.temp = as_trip_celsius(required(t, "temp_c", "trip"), "temp_c", true);
+    if (t["hyst_c"]) ts.hyst = as_trip_celsius(t["hyst_c"], "hyst_c", false);
     if (!z.trips.empty() && ts.temp < z.trips.back().temp)
       fail(t, "trip: trips must be in ascending temperature");
     z.trips.push_back(ts);
@@ -329,8 +343,13 @@ std::variant<ModelSpec, config::ConfigError> parse_model(std::string_view text,
                                                          std::string_view file) {
   auto input = config::detail::read_yaml(text, file, {"model", "name: ..., nodes: ..."});
   if (!input.root) return input.errors.front();
+  return detail::parse_model_tree(*input.root, file);
+}
+
+std::variant<ModelSpec, config::ConfigError> detail::parse_model_tree(const YAML::Node& root,
+                                                                      std::string_view file) {
   try {
-    ModelSpec spec = parse_root(*input.root);
+    ModelSpec spec = parse_root(root);
     spec.source = std::string(file);
     return spec;
   } catch (const detail::YamlFail& f) {

@@ -49,6 +49,28 @@ TEST(FitSkeletonTest, FreeWhereNothingIsFittedIsAnErrorAtIt) {
   EXPECT_NE(e.message.find("only capacity_j_per_k"), std::string::npos);
 }
 
+// The skeleton is parsed once and its `free` words set to a number in that
+// tree: a misspelt key beside a `free` is the model loader's error, at the
+// file's own line and column, and a `free` used as a key is refused there.
+TEST(FitSkeletonTest, ModelErrorsNextToFreeKeepTheFilesPositions) {
+  std::string text = kSkeleton;
+  text.replace(text.find("to_ambient_w_per_k"), 18, "to_ambient_w_per_kk");
+  auto r = parse_skeleton(text, "one.yaml");
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  const auto& e = std::get<config::ConfigError>(r);
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.column, 43);
+  EXPECT_NE(e.message.find("unknown key 'to_ambient_w_per_kk'"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("did you mean 'to_ambient_w_per_k'"), std::string::npos) << e.message;
+
+  text = kSkeleton;
+  text.replace(text.find("{name: s, node: a}"), 18, "{name: s, node: a, free: 1}");
+  r = parse_skeleton(text, "one.yaml");
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).line, 6);
+  EXPECT_EQ(std::get<config::ConfigError>(r).column, 30);
+}
+
 TEST(ModelWriterTest, WrittenModelReadsBackWithTheSameNumbers) {
   auto spec =
       std::get<ModelSpec>(load_model_file(COOLHAND_SIM_DATA_DIR "/models/reference-umpc.yaml"));

@@ -58,6 +58,28 @@ TEST(ModelInputTest, ShortPerformanceListIsReportedAtPerformanceKey) {
             "bad.yaml:8:5: performance: need one entry per level: 2 given, power_w has 3");
 }
 
+// A trip temperature past int32 m°C made the loader's conversion undefined
+// (fuzz_sim_skeleton, fuzz/sim/corpus-skeleton/trip-temp-overflow.yaml):
+// trips take the policy language's ±1000 °C.
+TEST(ModelInputTest, TripTemperaturesOutOfRangeAreErrors) {
+  const std::string zone = std::string(kHead) +
+                           "sensors: [{name: s, node: a}]\n"
+                           "kernel_zones:\n  - name: z\n    sensor: s\n    trips:\n";
+  EXPECT_EQ(error_of(zone + "      - {name: t, type: passive, temp_c: 9.5e68}\n"),
+            "bad.yaml:10:42: temp_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(zone + "      - {name: t, type: passive, temp_c: -1000.5}\n"),
+            "bad.yaml:10:42: temp_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(zone + "      - {name: t, type: passive, temp_c: .nan}\n"),
+            "bad.yaml:10:42: temp_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(zone + "      - {name: t, type: passive, temp_c: 85, hyst_c: 3e9}\n"),
+            "bad.yaml:10:54: hyst_c: out of range (-1000 to 1000 °C)");
+  auto ok = parse_model(zone + "      - {name: t, type: passive, temp_c: -1000, hyst_c: 1000}\n",
+                        "ok.yaml");
+  ASSERT_TRUE(std::holds_alternative<ModelSpec>(ok))
+      << std::get<config::ConfigError>(ok).to_string();
+  EXPECT_EQ(std::get<ModelSpec>(ok).kernel_zones[0].trips[0].temp.mc(), -1000000);
+}
+
 TEST(ModelInputTest, InvalidUtf8IsRejectedWithPosition) {
   EXPECT_EQ(error_of("name: x\xff\n"), "bad.yaml:1:8: model text is not valid UTF-8");
 }
