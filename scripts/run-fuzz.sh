@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds every libFuzzer target with clang in its own build dir and runs each
-# for a share of a bounded total time:
+# Builds every libFuzzer target with clang (ASan+UBSan, see fuzz/CMakeLists.txt)
+# and runs each for a share of a bounded total time:
 #   fuzz/config  fuzz_config_loader     the policy loader
 #                fuzz_device_file       the device-description loader
 #                fuzz_limit_expr        named-limit expressions (skin - 0.5)
@@ -26,7 +26,12 @@
 # Usage: scripts/run-fuzz.sh [total-seconds]   (default: $FUZZ_SECONDS, else 108)
 #        scripts/run-fuzz.sh --runs N [target...]   (N executions each, for
 #        measuring; prints each target's execution count and time)
-# Env:   COOLHAND_FUZZ_BUILD  build dir (default build-fuzz in the repo)
+# Env:   COOLHAND_FUZZ_BUILD  build dir (default build-fuzz in the repo). A
+#        dir not configured yet is configured for the fuzz targets alone
+#        (Debug at -O1, like CI's build-asan); a configured one keeps its
+#        settings (scripts/test-all.sh passes its build-asan, whose
+#        sanitizer tests link the same libraries), only COOLHAND_SANITIZE and
+#        COOLHAND_FUZZ are switched on.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -70,14 +75,18 @@ for t in "${targets[@]}"; do
   names+=("$name")
 done
 
-# Ninja builds the selected targets side by side (Make took them one after
-# another); a build dir configured earlier keeps its own generator, so its
-# fuzz-artifacts are never thrown away.
-generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G "${generator:-Ninja}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCOOLHAND_FUZZ=ON -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF \
-  -DCOOLHAND_DAEMON=ON -DCOOLHAND_VM_TESTS=OFF >/dev/null
+# A new build dir: Ninja (it builds the selected targets side by side; Make
+# took them one after another), ASan's recommended -O1 with Debug's checks
+# (Eigen's assertions stay on), no tests. A build dir configured earlier
+# keeps its generator and settings, so its fuzz-artifacts are never thrown
+# away and CI's build-asan is not rebuilt.
+fresh=()
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  fresh=(-G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1"
+         -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF -DCOOLHAND_VM_TESTS=OFF)
+fi
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${fresh[@]}" \
+  -DCOOLHAND_SANITIZE=ON -DCOOLHAND_FUZZ=ON -DCOOLHAND_DAEMON=ON >/dev/null
 # Build only the selected targets (all of them without a selection).
 build_names=("${names[@]}")
 ((${#selected[@]} > 0)) && build_names=("${selected[@]}")

@@ -4,9 +4,11 @@
 #      daemon end-to-end tests, and the qemu guest tests (kernel module;
 #      coolhandd on 6.16 with user thresholds and on 6.1 without; coolhandd
 #      across a real S3 suspend, resume_vm);
-#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+#      built with clang (build-asan) together with every libFuzzer target:
+#      one build, whose libraries both link;
 #   3. every libFuzzer target (policy loader, daemon parsers, simulator
-#      model and CSV readers) for a bounded total time;
+#      model and CSV readers) from that build, for a bounded total time;
 #   4. clang-format over the C++ sources;
 #   5. clang-tidy (root .clang-tidy) over the shipped sources, failing on any finding.
 #      It needs only the release build's compile_commands.json, so it starts
@@ -89,16 +91,23 @@ trap 'kill -- "-$tidy_pid" 2>/dev/null || true; rm -f "$tidy_log"' EXIT
 stage "tests"
 run_ctest --test-dir build --output-on-failure -j "$jobs"
 
-stage "sanitizer build (ASan+UBSan)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCOOLHAND_WERROR=ON \
-  -DCOOLHAND_SANITIZE=ON -DCOOLHAND_VM_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF
+# One clang build serves the sanitizer tests and the fuzzers (COOLHAND_FUZZ
+# adds libFuzzer's coverage instrumentation to every object; only the fuzz
+# executables link libFuzzer): a separate fuzz build cost ~240 s of CI.
+# Debug keeps Eigen's assertions; -O1 (ASan's recommended level) instead of
+# Debug's -O0 keeps the fuzzers' executions/s and the sanitizer tests fast
+# (docs/benchmarks.md "CI time").
+stage "sanitizer and fuzz build (clang, ASan+UBSan)"
+CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCOOLHAND_WERROR=ON \
+  -DCOOLHAND_SANITIZE=ON -DCOOLHAND_FUZZ=ON -DCOOLHAND_VM_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF
 cmake --build build-asan -j "$jobs"
 # ReleaseStartupMemory measures what malloc_trim gives back to the kernel;
 # ASan's allocator is not glibc's, so that test runs in the release stage only.
 # The Slurm test (label slurm) starts real daemons: once, in the release
 # stage; shard and merge code runs sanitized in sim_shard_cli.
-# sim_fit (four simulator runs and a Levenberg-Marquardt fit, 143 s under
-# ASan) and BoundTest.EveryBundledControllerIsAtOrBelowTheBound (42
+# sim_fit (four simulator runs and a Levenberg-Marquardt fit, 143 s under gcc
+# -O0 ASan) and BoundTest.EveryBundledControllerIsAtOrBelowTheBound (42
 # closed-loop runs and their LPs, 122 s) are long numeric runs: they run in
 # the release stage only, to keep CI within its time. Their code runs
 # sanitized in the fit unit tests, the other bound tests and the fuzz
@@ -111,7 +120,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   -E '^(ReleaseStartupMemory[.].*|sim_fit|sim_port_chain|BoundTest[.]EveryBundledControllerIsAtOrBelowTheBound)$'
 
 stage "fuzzing every libFuzzer target (${fuzz_seconds}s in all)"
-scripts/run-fuzz.sh "$fuzz_seconds"
+COOLHAND_FUZZ_BUILD="$root/build-asan" scripts/run-fuzz.sh "$fuzz_seconds"
 
 stage "clang-format"
 scripts/check-format.sh

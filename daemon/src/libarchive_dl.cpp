@@ -32,8 +32,8 @@ bool bind(void* handle, const char* name, Fn& fn, std::string& why) {
 
 }  // namespace
 
-void LibArchive::DlClose::operator()(void* handle) const {
-  ::dlclose(handle);
+void LibArchive::DlClose::operator()(void* dl_handle) const {
+  ::dlclose(dl_handle);
 }
 
 Result<LibArchive> load_libarchive() {

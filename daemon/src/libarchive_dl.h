@@ -27,7 +27,7 @@ namespace coolhand::daemon {
 // mapped for its life. Move-only.
 struct LibArchive {
   struct DlClose {
-    void operator()(void* handle) const;
+    void operator()(void* dl_handle) const;
   };
   std::unique_ptr<void, DlClose> handle;
   decltype(&::archive_read_new) archive_read_new;
