@@ -11,6 +11,8 @@ namespace coolhand::sim {
 
 namespace {
 
+constexpr double kMaxAbsReadingC = 1000.0;
+
 std::string subject(const policy::PolicySpec& spec, const policy::Event& e) {
   using K = policy::Event::Kind;
   if (e.kind == K::sensor_known || e.kind == K::sensor_unknown)
@@ -109,6 +111,18 @@ std::variant<ReplayOutput, config::ConfigError> replay(const CsvTable& trace,
   auto bound = bind_columns(trace, engine);
   if (auto* e = std::get_if<config::ConfigError>(&bound)) return std::move(*e);
   const auto& [feeds, ignored] = std::get<TraceColumns>(bound);
+  // A reading becomes whole millidegrees (int32): one beyond the policy
+  // language's +-1000 °C is not a temperature, and would not fit.
+  for (std::size_t r = 0; r < trace.rows.size(); ++r)
+    for (const auto& [col, id] : feeds)
+      if (std::abs(trace.rows[r][col]) > kMaxAbsReadingC)
+        return config::ConfigError{
+            trace.file,
+            trace.lines[r],
+            0,
+            {},
+            fmt::format("column '{}': {} °C is out of range (-1000 to 1000 °C)",
+                        trace.columns[col + 1], trace.rows[r][col])};
 
   ReplayOutput out;
   if (!ignored.empty()) {

@@ -290,6 +290,26 @@ TEST(ReplayTest, TwoColumnsForOneSensorIsAnError) {
             "'cpu_therm'");
 }
 
+// A reading that is no temperature (found by fuzz_sim_skeleton's twin in the
+// model loader: a double too large for whole millidegrees) is an error naming
+// its line and column, not undefined behaviour in the conversion.
+TEST(ReplayTest, ReadingOutOfRangeNamesLineAndColumn) {
+  auto t = parse_csv(
+      "time_s,cpu_therm,gpu_therm,modem_therm,charger_therm,skin_therm,battery_therm\n"
+      "0,40,40,30,30,30,30\n1,40,9.5e68,30,30,30,30\n",
+      "rec.csv");
+  auto r = replay(std::get<CsvTable>(t), reference_policy());
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "rec.csv:3: column 'gpu_therm': 9.5e+68 °C is out of range (-1000 to 1000 °C)");
+  auto ok = parse_csv(
+      "time_s,cpu_therm,gpu_therm,modem_therm,charger_therm,skin_therm,battery_therm\n"
+      "0,40,40,30,30,30,30\n1,40,-1000,30,30,30,1000\n",
+      "rec.csv");
+  EXPECT_TRUE(
+      std::holds_alternative<ReplayOutput>(replay(std::get<CsvTable>(ok), reference_policy())));
+}
+
 // A virtual sensor's column is ignored (the policy computes it), and the
 // physical sensor it leaves out is named.
 TEST(ReplayTest, VirtualSensorColumnIsIgnoredAndTheMissingSensorNamed) {
