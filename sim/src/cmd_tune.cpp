@@ -40,6 +40,11 @@ struct Failure : std::runtime_error {
 
 struct TuneArgs {
   std::string model, policy, out = "coolhand-sim-tune", shard;
+  // --baselines-model: where the kernel baselines run (default: --model). In
+  // the port chain the candidates run on the FITTED model but compare judges
+  // on the device, where the governors' runs are measurements, not
+  // predictions (docs/simulator.md, "Tuning a policy").
+  std::string baselines_model;
   std::vector<std::string> workloads, params, from_shards;
   // Kernel baselines whose °C·s and performance the tuned policy must meet,
   // as compare's targets (tune_targets.cpp); `none` alone: no baseline.
@@ -83,7 +88,12 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
   json w = json::array();
   for (const auto& p : workload_paths)
     w.push_back({{"path", p}, {"fnv1a64", digest(read_file(p))}});
+  json baselines_model = nullptr;
+  if (!a.baselines_model.empty())
+    baselines_model = {{"path", a.baselines_model},
+                       {"fnv1a64", digest(read_file(a.baselines_model))}};
   return json{{"model", {{"path", model_path}, {"fnv1a64", digest(read_file(model_path))}}},
+              {"baselines_model", baselines_model},
               {"workloads", w},
               {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
               {"params", a.params},
@@ -134,17 +144,30 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
       if (e.path().extension() == ".csv") a.workloads.push_back(e.path().string());
     std::sort(a.workloads.begin(), a.workloads.end());
   }
-  std::vector<Workload> workloads;
+  std::optional<ModelSpec> baselines_model;
+  if (!a.baselines_model.empty()) {
+    auto bm = load_model_file(a.baselines_model);
+    if (auto* e = std::get_if<config::ConfigError>(&bm)) throw Failure(e->to_string());
+    baselines_model = std::get<ModelSpec>(std::move(bm));
+  }
+  std::vector<Workload> workloads, baseline_workloads;
   std::vector<std::string> names;
   for (const auto& path : a.workloads) {
     auto t = load_csv_file(path);
     if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
-    auto w = Workload::bind(std::get<CsvTable>(std::move(t)), model);
+    const CsvTable table = std::get<CsvTable>(std::move(t));
+    auto w = Workload::bind(table, model);
     if (auto* e = std::get_if<config::ConfigError>(&w)) throw Failure(e->to_string());
     workloads.push_back(std::get<Workload>(std::move(w)));
     names.push_back(workloads.back().name());
     for (const auto& warning : workloads.back().warnings())
       std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
+    if (baselines_model) {
+      auto bw = Workload::bind(table, *baselines_model);
+      if (auto* e = std::get_if<config::ConfigError>(&bw))
+        throw Failure("--baselines-model: " + e->to_string());
+      baseline_workloads.push_back(std::get<Workload>(std::move(bw)));
+    }
   }
   const std::string policy_text = read_file(a.policy);
   auto made = make_tune_problem(policy_text, a.policy, a.params);
@@ -197,10 +220,14 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   }
   for (const auto g : governors)
     report.baselines += (report.baselines.empty() ? "" : ", ") + std::string(to_string(g));
+  if (baselines_model && !governors.empty())
+    report.baselines += ", run on model '" + baselines_model->name + "'";
   if (!a.quiet && !governors.empty())
     std::cerr << "tune: the kernel baselines (" << report.baselines << ") on every workload\n";
-  s.targets = tune_targets(model, workloads, governors, KernelVersion::v6_1, report.bounds,
-                           s.limit_c, s.tolerance_c, s.seed, a.threads);
+  const ModelSpec& targets_model = baselines_model ? *baselines_model : model;
+  const std::vector<Workload>& targets_workloads = baselines_model ? baseline_workloads : workloads;
+  s.targets = tune_targets(targets_model, targets_workloads, governors, KernelVersion::v6_1,
+                           report.bounds, s.limit_c, s.tolerance_c, s.seed, a.threads);
   const TuneJob job{&model, &workloads, &problem};
   const std::string run_id = identity(a, problem, model_path, a.workloads, policy_text, s).dump();
   const unsigned threads =
@@ -286,6 +313,8 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     run = doc.at("run");
     TuneArgs a;
     a.model = run.at("model").at("path").get<std::string>();
+    if (const auto& bm = run.value("baselines_model", json()); !bm.is_null())
+      a.baselines_model = bm.at("path").get<std::string>();
     for (const auto& w : run.at("workloads"))
       a.workloads.push_back(w.at("path").get<std::string>());
     a.policy = run.at("policy").at("path").get<std::string>();
@@ -330,6 +359,9 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
                   "kernel governor whose °C·s and performance (where it holds the limit) the "
                   "tuned policy must meet, as compare's targets (repeatable; `-g none`: none)")
       ->capture_default_str();
+  cmd->add_option("--baselines-model", a->baselines_model,
+                  "model YAML the kernel baselines run on (default: --model): the device, where "
+                  "the candidates run on a model fitted to it (scripts/port-device.sh)");
   cmd->add_option("--seed", a->seed, "global-stage shift and sensor-noise seed")
       ->capture_default_str();
   cmd->add_option("--noise-seeds", a->noise_seeds,
