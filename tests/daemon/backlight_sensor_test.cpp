@@ -10,6 +10,7 @@
 #include "fake_tree.h"
 #include "parse.h"
 #include "runtime.h"
+#include "status.h"
 #include "test_hooks.h"
 
 namespace coolhand::daemon {
@@ -168,6 +169,13 @@ TEST_F(BacklightRuntime, TheEstimateSeesTheBacklight) {
   EXPECT_EQ(value(*rt, "screen"), MilliC{251});
   EXPECT_EQ(value(*rt, "front"), MilliC{43004});
   EXPECT_EQ(rt->device_level("cpu"), 0u);
+  // Status (D-Bus GetStatus, coolhandctl status) names it a brightness.
+  const StatusSnapshot s = snapshot(*rt, nullptr);
+  ASSERT_EQ(s.sensors.size(), 3u);
+  EXPECT_EQ(s.sensors[0].kind, "physical");
+  EXPECT_EQ(s.sensors[1].kind, "brightness");
+  EXPECT_EQ(s.sensors[1].value, MilliC{251});
+  EXPECT_EQ(s.sensors[2].kind, "fir");
 }
 
 TEST_F(BacklightRuntime, GarbageIsSkippedThenTheSensorIsLost) {
