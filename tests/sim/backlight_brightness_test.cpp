@@ -149,6 +149,19 @@ TEST(Brightness, TheLoopReadsTheDevicesBrightnessAndTheEstimateActsOnIt) {
   EXPECT_DOUBLE_EQ(r.brightness.back(), r.level.back() == 1 ? 0.25 : 0.5);
 }
 
+TEST(Brightness, ABacklightTheModelLacksIsAnError) {
+  std::string text = kPolicy;
+  const std::string from = "name: backlight}";
+  text.replace(text.find(from), from.size(), "name: display}");
+  auto r = config::parse_policy(text, "p.yaml");
+  ASSERT_TRUE(r.document);
+  auto made = PolicyLoop::create(*r.document, model());
+  ASSERT_TRUE(std::holds_alternative<std::string>(made));
+  EXPECT_EQ(std::get<std::string>(made),
+            "policy brightness sensor 'screen' reads backlight 'display', but the model has no "
+            "device of that name 'glass'");
+}
+
 TEST(Brightness, TheRecordingCarriesItAndTheFitComputesTheSameSeries) {
   const LoopRun r = run(policy());
   ModelSpec skel = model();  // the policy's devices only: the recording has no cpu
