@@ -10,8 +10,10 @@
 #      the workload that ran as --demand), the thermocouples as reference
 #      skin channels; checked on a trace of a workload the fit never saw;
 #   3. estimator: the virtual skin sensors (fir) fitted on the FITTED
-#      model's simulated traces and pasted into the policy (front_skin ->
-#      front_fir, back_skin -> back_fir, when the policy has them);
+#      model's simulated traces (the excitation and ordinary use) and pasted
+#      into the policy (front_skin -> front_fir, back_skin -> back_fir, when
+#      the policy has them), a brightness sensor of the policy ({kind:
+#      backlight, name: DEVICE}) among their inputs as `fit --brightness`;
 #   4. tune: the policy tuned against the FITTED model over the suite
 #      (every bundled workload: hot-ambient, hot-car, gaming-hot and
 #      gaming-charging among them) less the workloads whose bound on the
@@ -155,7 +157,9 @@ grep -v 'iteration' "$OUT/fit/fit.err" >&2 || true
 # --- 3. The virtual skin sensors, fitted on the fitted model's traces.
 say "3/5 fitting the skin estimators on the fitted model's traces"
 est_args=()
-for wl in "${USE[@]}" "$W/hot-car.csv" "$W/hot-start.csv" "$W/web.csv"; do
+# The excitation too: it moves each device (the backlight among them) on
+# its own, without which a brightness input's taps are barely determined.
+for wl in "$EXCITATION" "${USE[@]}" "$W/hot-car.csv" "$W/hot-start.csv" "$W/web.csv"; do
   name=$(basename "$wl" .csv)
   "$SIM" run -m "$OUT/fit/model.yaml" -w "$wl" -g step_wise -o "$OUT/est/$name" >/dev/null ||
     die "the fitted model does not run $name"
@@ -163,13 +167,23 @@ for wl in "${USE[@]}" "$W/hot-car.csv" "$W/hot-start.csv" "$W/web.csv"; do
 done
 skin_refs=()
 for n in $SKIN_NODES; do skin_refs+=(--reference-skin "${n}_c"); done
+# The policy's brightness sensors ({kind: backlight, name: DEVICE}), which
+# its estimators may take as inputs: each is the model device's brightness.
+brightness=()
+while read -r b; do [[ -n $b ]] && brightness+=(--brightness "$b"); done < <(python3 -c "
+import re,sys
+t=open(sys.argv[1]).read()
+for m in re.finditer(r'^  (\w+):\s*\{?\s*\n?\s*source:\s*\{\s*kind:\s*backlight,\s*name:\s*([\w.-]+)', t, re.M):
+    print(m.group(1) + '=' + m.group(2))
+" "$POLICY")
 "$SIM" fit -q --skin-only -s "$OUT/fit/model.yaml" "${est_args[@]}" "${skin_refs[@]}" --step 2 \
   --skin-inputs "$(python3 -c "
 import re,sys
 t=open(sys.argv[1]).read()
 m=re.search(r'^\s+front_fir:\s*\n(?:.*\n)*?\s+inputs:\s*\[([^\]]*)\]', t, re.M)
 print(','.join(x.strip() for x in m.group(1).split(',')) if m else 'skin_therm,battery_therm,charger_therm,modem_therm')
-" "$POLICY")" --skin-out "$OUT/est/skin.yaml" --validate "$OUT/rec/validate-$val/trace.csv" \
+" "$POLICY")" "${brightness[@]}" --skin-out "$OUT/est/skin.yaml" \
+  --validate "$OUT/rec/validate-$val/trace.csv" \
   >"$OUT/est/fit.out" || die "the skin estimator fit failed"
 python3 - "$POLICY" "$OUT/est/skin.yaml" "$OUT/tune/start.yaml" $SKIN_NODES <<'EOF' || die "cannot paste the estimators"
 import re, sys

@@ -24,10 +24,12 @@ constexpr EnumName<Kind> kKinds[] = {
 constexpr EnumName<SensorSource::Kind> kSourceKinds[] = {
     {"none", SensorSource::Kind::none},         {"thermal_zone", SensorSource::Kind::thermal_zone},
     {"hwmon", SensorSource::Kind::hwmon},       {"power_supply", SensorSource::Kind::power_supply},
-    {"coolhand", SensorSource::Kind::coolhand},
+    {"coolhand", SensorSource::Kind::coolhand}, {"backlight", SensorSource::Kind::backlight},
 };
 
 // The kind and location of a sensor: {kind: hwmon, name: k10temp, label: Tctl}.
+// `allow_required` is false for a device description's temperature
+// candidates, which may not name a backlight.
 void parse_hardware(Fields& f, SensorSource& src, bool allow_required) {
   const std::initializer_list<std::string_view> kAll = {"kind",  "name",     "label",
                                                         "index", "required", "role"};
@@ -53,6 +55,13 @@ void parse_hardware(Fields& f, SensorSource& src, bool allow_required) {
       break;
     case SensorSource::Kind::coolhand:
       f.allow({"kind", "name", req}, kAll, "a coolhand source");
+      break;
+    case SensorSource::Kind::backlight:
+      f.allow({"kind", "name", req}, kAll, "a backlight source");
+      if (!allow_required)
+        f.invalid(*f.find("kind"),
+                  "a backlight reads a brightness, not a temperature: it cannot be a "
+                  "temperature sensor's candidate");
       break;
   }
   if (auto name = f.string("name", {}, true)) src.name = *name;
@@ -133,6 +142,17 @@ void parse_fir_weights(Fields& f, SensorSpec& s) {
   s.taps = static_cast<std::uint32_t>(taps.value_or(0));
 }
 
+// A physical sensor whose source is a backlight reads a brightness
+// (SensorSpec::Quantity::brightness): its temperature keys make no sense.
+// Where it may be used is the engine's rule (policies/src/validate_brightness.cpp).
+void mark_brightness(Fields& f, SensorSpec& s) {
+  s.quantity = SensorSpec::Quantity::brightness;
+  for (const std::string_view key : {"offset_c", "quantum_c"})
+    if (const Entry* e = f.find(key))
+      f.invalid(*e,
+                "a backlight source reads a brightness, not a temperature: no " + std::string(key));
+}
+
 // `input: name` of the one-input kinds becomes inputs[0].
 void parse_single_input(Fields& f, SensorSpec& s) {
   if (auto input = f.string("input", "inputs", true)) {
@@ -204,6 +224,7 @@ void parse_sensor(Context& ctx, const Entry& entry, std::size_t index, PolicyDoc
       if (const Entry* e = f.find("source"))
         src = parse_source(ctx, *e, f.key_path("source"), s.name);
       s.optional = !src.required;
+      if (src.kind == SensorSource::Kind::backlight) mark_brightness(f, s);
       doc.sources.insert_or_assign(s.name, std::move(src));
     }
   }

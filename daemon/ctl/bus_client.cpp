@@ -133,6 +133,14 @@ nlohmann::json mc_json(std::optional<std::int64_t> v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+// A brightness sensor's value: thousandths of full, shown in percent.
+std::string percent(std::optional<std::int64_t> thousandths) {
+  if (!thousandths) return "-";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << static_cast<double>(*thousandths) / 10.0 << " %";
+  return s.str();
+}
+
 std::string celsius(std::optional<std::int64_t> mc) {
   if (!mc) return "-";
   std::ostringstream s;
@@ -187,7 +195,10 @@ void print_text(const Status& s) {
   std::cout << "sensors:\n";
   for (const auto& x : s.sensors) {
     std::cout << "  " << std::left << std::setw(16) << x.name << std::setw(14) << x.kind
-              << (x.lost ? std::string("LOST") : celsius(x.value_mc)) << '\n';
+              << (x.lost                   ? std::string("LOST")
+                  : x.kind == "brightness" ? percent(x.value_mc)
+                                           : celsius(x.value_mc))
+              << '\n';
   }
   std::cout << "devices:\n";
   for (const auto& d : s.devices) {

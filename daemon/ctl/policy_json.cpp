@@ -38,6 +38,8 @@ std::string_view name(config::SensorSource::Kind k) {
       return "power_supply";
     case K::coolhand:
       return "coolhand";
+    case K::backlight:
+      return "backlight";
   }
   return "?";
 }

@@ -32,6 +32,8 @@ std::string describe(const config::SensorSource& s) {
       return "power_supply " + s.name;
     case K::coolhand:
       return "coolhand zone " + s.name;
+    case K::backlight:
+      return "backlight " + s.name;
     case K::none:
       break;
   }

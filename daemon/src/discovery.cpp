@@ -437,6 +437,28 @@ std::int64_t to_granularity(std::int64_t v, const Found& f) {
   return r;
 }
 
+// A backlight's actual brightness (Documentation/ABI/stable/
+// sysfs-class-backlight, 6.1): class/backlight/<name>/actual_brightness
+// ("the actual brightness by querying the hardware"), read as a fraction of
+// max_brightness, which is read once here and must be a whole number > 0.
+Result<SensorBinding> find_backlight(const Sysfs& fs, const SensorSource& src) {
+  const std::string base = "class/backlight/" + src.name + "/";
+  SensorBinding b;
+  b.path = base + "actual_brightness";
+  if (!fs.exists(b.path)) return bind_error("backlight " + src.name, b.path + " does not exist");
+  auto text = fs.read(base + "max_brightness");
+  if (!text) return bind_error("backlight " + src.name, text.error().to_string());
+  auto max = parse_integer(*text, base + "max_brightness");
+  if (!max) return bind_error("backlight " + src.name, max.error().to_string());
+  if (*max <= 0 || *max > kMaxBrightness)
+    return bind_error(
+        "backlight " + src.name,
+        fmt::format("{}max_brightness reads {}: expected 1 to {}", base, *max, kMaxBrightness));
+  b.max_brightness = *max;
+  b.description = fmt::format("{} (of max_brightness {})", b.path, *max);
+  return b;
+}
+
 }  // namespace
 
 std::vector<std::int64_t> interpolate_levels(std::int64_t unthrottled, std::int64_t deepest,
@@ -463,6 +485,8 @@ Result<SensorBinding> find_sensor(const Sysfs& fs, const SensorSource& src) {
       return find_power_supply(fs, src);
     case SensorSource::Kind::coolhand:
       return find_coolhand_zone(fs, src);
+    case SensorSource::Kind::backlight:
+      return find_backlight(fs, src);
     case SensorSource::Kind::none:
       break;
   }

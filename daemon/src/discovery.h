@@ -33,6 +33,10 @@ struct SensorBinding {
   // engine's window is written so the module reports only changes that
   // matter (kmod/README 3.3, window mode).
   std::optional<std::string> event_window_path;
+  // A backlight source: `path` is its actual_brightness, read as a
+  // brightness in thousandths of this max_brightness (parse_brightness), not
+  // as a temperature.
+  std::optional<std::int64_t> max_brightness;
   std::string description;  // "thermal_zone3 (x86_pkg_temp)", for log lines
 };
 

@@ -51,4 +51,18 @@ Result<policy::MilliC> parse_temperature(std::string_view text, std::int32_t sca
   return policy::MilliC(static_cast<std::int32_t>(*v * scale_to_mc));
 }
 
+Result<policy::MilliC> parse_brightness(std::string_view text, std::int64_t max_brightness,
+                                        std::string_view path) {
+  auto v = parse_integer(text, path);
+  if (!v) return v.error();
+  if (max_brightness <= 0 || max_brightness > kMaxBrightness)
+    return parse_error(path, "max_brightness out of range: " + std::to_string(max_brightness));
+  if (*v < 0 || *v > max_brightness) {
+    return parse_error(path, "brightness out of range: " + std::to_string(*v) + " of " +
+                                 std::to_string(max_brightness));
+  }
+  const std::int64_t thousandths = (*v * 1000 + max_brightness / 2) / max_brightness;
+  return policy::MilliC(static_cast<std::int32_t>(thousandths));
+}
+
 }  // namespace coolhand::daemon

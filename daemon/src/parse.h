@@ -25,6 +25,17 @@ namespace coolhand::daemon {
                                                        std::int32_t scale_to_mc,
                                                        std::string_view path);
 
+// A backlight's actual_brightness of `max_brightness` (> 0) as the engine's
+// brightness value: thousandths of full, rounded to nearest (1000 is full).
+// A value outside [0, max_brightness] is an error: the driver is broken.
+[[nodiscard]] Result<policy::MilliC> parse_brightness(std::string_view text,
+                                                      std::int64_t max_brightness,
+                                                      std::string_view path);
+
+// max_brightness values accepted (the largest 6.1 drivers use are well under
+// 2^20; this keeps brightness * 1000 far from overflow).
+inline constexpr std::int64_t kMaxBrightness = std::int64_t{1} << 40;
+
 // A single-line string attribute ("x86_pkg_temp\n" -> "x86_pkg_temp").
 [[nodiscard]] std::string trim_line(std::string_view text);
 

@@ -91,8 +91,10 @@ struct Runtime::Bound final : policy::SensorPort,
       return {std::nullopt, read_error};
     }
     auto text = rt.fs_.read(s.binding->path);
-    auto value = text ? parse_temperature(*text, s.binding->scale_to_mc, s.binding->path)
-                      : Result<MilliC>(text.error());
+    auto value = !text ? Result<MilliC>(text.error())
+                 : s.binding->max_brightness
+                     ? parse_brightness(*text, *s.binding->max_brightness, s.binding->path)
+                     : parse_temperature(*text, s.binding->scale_to_mc, s.binding->path);
     if (value) return {*value, {}};
     read_error = value.error().to_string();
     return {std::nullopt, read_error};

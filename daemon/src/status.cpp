@@ -48,7 +48,11 @@ StatusSnapshot snapshot(const Runtime& rt, const NetlinkCounters* netlink) {
   for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
     SensorStatus x;
     x.name = spec.sensors[i].name;
-    x.kind = std::string(policy::to_string(spec.sensors[i].kind));
+    // A brightness is no temperature: its kind says so, and its value is
+    // thousandths of full brightness (docs/daemon.md, "D-Bus").
+    x.kind = spec.sensors[i].quantity == policy::SensorSpec::Quantity::brightness
+                 ? "brightness"
+                 : std::string(policy::to_string(spec.sensors[i].kind));
     x.lost = spec.sensors[i].kind == policy::SensorSpec::Kind::physical && rt.sensor_lost(x.name);
     x.value = engine.sensor_value(policy::SensorId{static_cast<std::uint16_t>(i)});
     s.sensors.push_back(std::move(x));

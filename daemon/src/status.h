@@ -30,7 +30,8 @@ struct ZoneStatus {
 
 struct SensorStatus {
   std::string name;
-  std::string kind;   // the policy kind: "physical", "weighted_sum", "max", ...
+  std::string kind;   // the policy kind: "physical", "weighted_sum", "max", ...; "brightness"
+                      // for a backlight source (its value in thousandths of full, not m°C)
   bool lost = false;  // physical only: unreadable or absent
   std::optional<policy::MilliC> value;
 };

@@ -324,5 +324,9 @@ namespace coolhand::policy::detail {
 std::vector<SpecError> validate(const PolicySpec& spec, std::vector<std::uint16_t>& order);
 // The last-resort rules of validation (escalation.cpp), appended to `errors`.
 void validate_last_resorts(const PolicySpec& spec, std::vector<SpecError>& errors);
+// The magnitude bounds (validate_magnitudes.cpp), appended to `errors`.
+void validate_magnitudes(const PolicySpec& spec, std::vector<SpecError>& errors);
+// Where a brightness sensor may be used (validate_brightness.cpp).
+void validate_brightness(const PolicySpec& spec, std::vector<SpecError>& errors);
 
 }  // namespace coolhand::policy::detail

@@ -43,6 +43,7 @@ struct FitArgs {
   bool quiet = false;
   std::vector<std::string> reference_skin;
   std::vector<std::string> skin_inputs;
+  std::vector<std::string> brightness;  // SENSOR=DEVICE
   int taps = 15;
   double tap_period_s = 8.0;
   double ridge = 1.0;
@@ -126,9 +127,12 @@ std::string default_inputs(const ModelSpec& spec, std::vector<std::string>& inpu
 // its readings and, where the trace has them (`<node>_c`), its true node
 // temperatures; each estimator against its reference.
 void validate(const std::string& file, const ModelSpec& model, bool nodes_too,
-              const std::vector<SkinEstimator>& estimators, const FitDataOptions& opt) {
+              const std::vector<SkinEstimator>& estimators, const FitDataOptions& opt,
+              const std::vector<BrightnessInput>& brightness) {
   std::vector<config::ConfigError> warnings;
-  const auto seg = take(load_fit_csv(file, model, opt, warnings));
+  std::vector<FitSegment> one{take(load_fit_csv(file, model, opt, warnings))};
+  if (auto e = add_brightness(one, model, brightness)) throw Failure(e->to_string());
+  const FitSegment& seg = one.front();
   const auto nodes = predict_nodes(model, seg);
   std::cout << "validate " << file << " (" << seg.time_s.size() << " points):\n";
   for (std::size_t i = 0; nodes_too && i < model.nodes.size(); ++i) {
@@ -229,6 +233,15 @@ int run_fit(const FitArgs& a) {
     throw Failure("--demand goes with --recording (a CSV has <device>_demand columns)");
   if (!a.ambient_sensor.empty() && a.recordings.empty())
     throw Failure("--ambient-sensor goes with --recording (a CSV has an ambient_c column)");
+  std::vector<BrightnessInput> brightness;
+  for (const auto& b : a.brightness) {
+    const auto eq = b.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == b.size())
+      throw Failure("--brightness " + b + ": expected SENSOR=DEVICE");
+    brightness.push_back({b.substr(0, eq), b.substr(eq + 1)});
+  }
+  if (!brightness.empty() && a.reference_skin.empty())
+    throw Failure("--brightness goes with --reference-skin (it is an input of the estimator)");
   auto data = load_all(a.data, skeleton.spec, dopt);
   for (auto& seg : load_recordings(a, skeleton.spec, dopt)) data.push_back(std::move(seg));
   // COLUMN or COLUMN=NODE; COLUMN alone names the node `COLUMN` less `_c`.
@@ -271,6 +284,7 @@ int run_fit(const FitArgs& a) {
       default_inputs(skeleton.spec, sopt.inputs);
     std::vector<std::string> names;
     for (const auto& s : skeleton.spec.sensors) names.push_back(s.name);
+    if (auto e = add_brightness(data, model, brightness)) throw Failure(e->to_string());
     estimators = take(fit_skin(data, ref_columns, names, sopt));
     for (const auto& e : estimators)
       std::cout << fmt::format(
@@ -279,7 +293,7 @@ int run_fit(const FitArgs& a) {
     if (auto err = write_text(skin_yaml(estimators), a.skin_out); !err.empty()) throw Failure(err);
     std::cout << "wrote " << a.skin_out << " (paste under a policy's sensors:)\n";
   }
-  for (const auto& v : a.validate) validate(v, model, !a.skin_only, estimators, dopt);
+  for (const auto& v : a.validate) validate(v, model, !a.skin_only, estimators, dopt, brightness);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!a.quiet) std::cerr << fmt::format("coolhand-sim: fit: done in {:.1f} s\n", wall);
@@ -333,6 +347,10 @@ void add_fit_command(CLI::App& app) {
   cmd->add_option("--skin-inputs", args->skin_inputs,
                   "sensors the estimator reads (default: every sensor sampled at 1 s or slower)")
       ->delimiter(',');
+  cmd->add_option("--brightness", args->brightness,
+                  "SENSOR=DEVICE: the estimator input SENSOR (a policy sensor with source "
+                  "{kind: backlight}) is model device DEVICE's brightness fraction, from the "
+                  "data's levels and demand (repeatable; name SENSOR in --skin-inputs)");
   cmd->add_option("--taps", args->taps, "fir taps per input")->capture_default_str();
   cmd->add_option("--tap-period", args->tap_period_s, "fir tap period, s")->capture_default_str();
   cmd->add_option("--ridge", args->ridge, "ridge penalty of the estimator fit")

@@ -58,6 +58,17 @@ std::vector<double> filled(const std::vector<double>& v) {
   return out;
 }
 
+// The series of estimator input `name`: a sensor's readings, else an
+// extra column (a brightness, add_brightness); null when neither.
+const std::vector<double>* input_series(const FitSegment& seg,
+                                        const std::vector<std::string>& sensor_names,
+                                        const std::string& name) {
+  if (const auto i = index_of(sensor_names, name); i && *i < seg.reading_c.size())
+    return &seg.reading_c[*i];
+  if (const auto x = index_of(seg.extra_names, name)) return &seg.extra_c[*x];
+  return nullptr;
+}
+
 std::size_t tap_shift(double tap_period_s, double step_s) {
   return static_cast<std::size_t>(std::lround(tap_period_s / step_s));
 }
@@ -102,9 +113,9 @@ std::vector<double> evaluate_skin(const SkinEstimator& est, const FitSegment& se
                                   const std::vector<std::string>& sensor_names) {
   std::vector<std::vector<double>> inputs;
   for (const auto& name : est.inputs) {
-    const auto i = index_of(sensor_names, name);
-    if (!i) return std::vector<double>(segment.time_s.size(), kNaN);
-    inputs.push_back(filled(segment.reading_c[*i]));
+    const auto* series = input_series(segment, sensor_names, name);
+    if (!series) return std::vector<double>(segment.time_s.size(), kNaN);
+    inputs.push_back(filled(*series));
   }
   const auto taps = static_cast<int>(est.weights.empty() ? 0 : est.weights.front().size());
   const auto shift = tap_shift(est.tap_period_s, segment.step_s);
@@ -133,13 +144,12 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
     return err(fmt::format("tap period {} s: must be a whole multiple of the fit step, {} s",
                            options.tap_period_s, step));
   if (options.inputs.empty()) return err("the skin estimator needs at least one input sensor");
-  std::vector<std::size_t> in_idx;
-  for (const auto& name : options.inputs) {
-    const auto i = index_of(sensor_names, name);
-    if (!i) return err("skin input '" + name + "' is not a sensor of the skeleton");
-    in_idx.push_back(*i);
-  }
-  const auto nf = static_cast<Eigen::Index>(in_idx.size()) * options.taps + 1;
+  for (const auto& name : options.inputs)
+    for (const auto& seg : data)
+      if (!input_series(seg, sensor_names, name))
+        return err(seg.name + ": skin input '" + name +
+                   "' is neither a sensor of the skeleton nor a brightness (--brightness)");
+  const auto nf = static_cast<Eigen::Index>(options.inputs.size()) * options.taps + 1;
   std::vector<SkinEstimator> out;
   for (const auto& ref : references) {
     Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(nf, nf);
@@ -152,8 +162,9 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
         return err(seg.name + ": no column '" + ref + "' for the reference skin (the columns " +
                    "no sensor or device uses are the candidates)");
       std::vector<std::vector<double>> inputs;
-      inputs.reserve(in_idx.size());
-      for (auto i : in_idx) inputs.push_back(filled(seg.reading_c[i]));
+      inputs.reserve(options.inputs.size());
+      for (const auto& name : options.inputs)
+        inputs.push_back(filled(*input_series(seg, sensor_names, name)));
       const auto end = train_end(seg, options.holdout);
       for (std::size_t k = 0; k < end; ++k) {
         const double y = seg.extra_c[*r][k];
@@ -178,7 +189,7 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
     est.inputs = options.inputs;
     est.tap_period_s = options.tap_period_s;
     Eigen::Index c = 0;
-    for (std::size_t i = 0; i < in_idx.size(); ++i) {
+    for (std::size_t i = 0; i < options.inputs.size(); ++i) {
       est.weights.emplace_back();
       for (int m = 0; m < options.taps; ++m) est.weights.back().push_back(rounded(w(c++), 1e6));
     }
@@ -198,6 +209,37 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
     out.push_back(std::move(est));
   }
   return out;
+}
+
+std::optional<config::ConfigError> add_brightness(std::vector<FitSegment>& data,
+                                                  const ModelSpec& model,
+                                                  const std::vector<BrightnessInput>& inputs) {
+  for (const auto& in : inputs) {
+    std::optional<std::size_t> dev;
+    for (std::size_t d = 0; d < model.devices.size(); ++d)
+      if (model.devices[d].name == in.device) dev = d;
+    if (!dev)
+      return err("--brightness " + in.sensor + "=" + in.device + ": the model has no device '" +
+                 in.device + "'");
+    const DeviceModelSpec& device = model.devices[*dev];
+    for (auto& seg : data) {
+      if (*dev >= seg.load.size()) return err(seg.name + ": no levels for device " + in.device);
+      // load[l][k] is the interval mean of demand while at level l, and
+      // the brightness is linear in demand at each level.
+      std::vector<double> b(seg.time_s.size(), 0.0);
+      const auto& load = seg.load[*dev];
+      for (std::size_t l = 0; l < load.size(); ++l)
+        for (std::size_t k = 0; k < b.size() && k < load[l].size(); ++k)
+          b[k] += device.brightness(static_cast<std::uint32_t>(l), load[l][k]);
+      if (const auto x = index_of(seg.extra_names, in.sensor)) {
+        seg.extra_c[*x] = std::move(b);
+      } else {
+        seg.extra_names.push_back(in.sensor);
+        seg.extra_c.push_back(std::move(b));
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::string skin_yaml(const std::vector<SkinEstimator>& estimators) {

@@ -2,6 +2,8 @@
 // and the controller that runs it in the closed loop.
 #include "coolhand/sim/policy_loop.h"
 
+#include <cmath>
+
 #include "coolhand/sim/runner.h"
 
 namespace coolhand::sim {
@@ -11,15 +13,20 @@ using policy::Window;
 
 struct PolicyLoop::Ports final : policy::SensorPort, policy::KnobPort, policy::WindowPort {
   std::vector<policy::Delivery> feed;          // by slot
-  std::vector<std::size_t> sensor_of_slot;     // slot -> model sensor
+  std::vector<std::size_t> sensor_of_slot;     // slot -> model sensor (or device, see next)
+  std::vector<bool> brightness_slot;           // slot reads a model device's brightness
   std::vector<std::size_t> device_of_engine;   // engine device -> model device
   std::vector<std::optional<Window>> windows;  // by slot: the window the platform watches
   std::span<const SensorOutput> outputs;       // this model step's samples
   std::span<std::uint32_t> levels;             // this model step's levels, by model device
+  std::span<const double> brightness;          // this model step's brightness, by model device
   recorder::Ring* ring = nullptr;              // recording: knob writes go here too
 
   policy::SensorRead read(std::size_t slot, bool /*rebind*/) override {
-    return {outputs[sensor_of_slot[slot]].reading, {}};
+    if (!brightness_slot[slot]) return {outputs[sensor_of_slot[slot]].reading, {}};
+    if (sensor_of_slot[slot] >= brightness.size()) return {std::nullopt, "no brightness given"};
+    const double b = brightness[sensor_of_slot[slot]];
+    return {policy::MilliC(static_cast<std::int32_t>(std::lround(b * 1000.0))), {}};
   }
   [[nodiscard]] bool present(std::size_t /*slot*/) const override { return true; }
   [[nodiscard]] policy::Delivery delivery(std::size_t slot) const override { return feed[slot]; }
@@ -63,6 +70,21 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
   std::vector<policy::SensorId> slots;
   for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
     if (spec.sensors[i].kind != policy::SensorSpec::Kind::physical) continue;
+    if (spec.sensors[i].quantity == policy::SensorSpec::Quantity::brightness) {
+      const auto src = policy.sources.find(spec.sensors[i].name);
+      const std::string device = src != policy.sources.end() ? src->second.name : "";
+      std::optional<std::size_t> dev;
+      for (std::size_t m = 0; m < devices.size(); ++m)
+        if (devices[m].first == device) dev = m;
+      if (!dev)
+        return "policy brightness sensor '" + spec.sensors[i].name + "' reads backlight '" +
+               device + "', but the model has no device of that name";
+      slots.push_back(policy::SensorId{static_cast<std::uint16_t>(i)});
+      ports->sensor_of_slot.push_back(*dev);
+      ports->brightness_slot.push_back(true);
+      ports->feed.push_back(policy::Delivery::polled);
+      continue;
+    }
     std::optional<std::size_t> found;
     for (std::size_t s = 0; s < sensors.size(); ++s)
       if (sensors[s] == spec.sensors[i].name) found = s;
@@ -70,6 +92,7 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
       return "policy sensor '" + spec.sensors[i].name + "' has no sensor of that name in the model";
     slots.push_back(policy::SensorId{static_cast<std::uint16_t>(i)});
     ports->sensor_of_slot.push_back(*found);
+    ports->brightness_slot.push_back(false);
     const auto named = feed.per_sensor.find(spec.sensors[i].name);
     ports->feed.push_back(named != feed.per_sensor.end() ? named->second : feed.delivery);
   }
@@ -113,10 +136,11 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
 }
 
 void PolicyLoop::advance(Time now, std::span<const SensorOutput> outputs,
-                         std::span<std::uint32_t> levels) {
+                         std::span<std::uint32_t> levels, std::span<const double> brightness) {
   Ports& p = *ports_;
   p.outputs = outputs;
   p.levels = levels;
+  p.brightness = brightness;
   if (p.ring && p.ring->size() >= p.ring->capacity() / 4 * 3 &&
       p.ring->capacity() < recorder::Ring::kMaxCapacity)
     p.ring->resize(p.ring->capacity() * 2);  // between calls: nothing is lost
@@ -161,11 +185,16 @@ class LoopController final : public Controller {
   std::string name() const override { return name_; }
   std::uint64_t decisions() const override { return loop_->steps(); }
   void control(const ThermalModel& model, std::span<std::uint32_t> levels) override {
-    loop_->advance(model.now(), model.sensor_outputs(), levels);
+    const auto& devices = model.spec().devices;
+    brightness_.resize(devices.size());
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      brightness_[d] = devices[d].brightness(model.level(d), model.demand(d));
+    loop_->advance(model.now(), model.sensor_outputs(), levels, brightness_);
   }
 
  private:
   std::unique_ptr<PolicyLoop> loop_;
+  std::vector<double> brightness_;  // by model device, this step's
   std::string name_;
 };
 

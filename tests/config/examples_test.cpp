@@ -79,9 +79,9 @@ TEST(Examples, HardwareExampleBindsEveryKind) {
   ASSERT_TRUE(r.document.has_value());
   std::vector<SensorSource::Kind> sources;
   for (const auto& [name, s] : r.document->sources) sources.push_back(s.kind);
-  for (auto k :
-       {SensorSource::Kind::none, SensorSource::Kind::thermal_zone, SensorSource::Kind::hwmon,
-        SensorSource::Kind::power_supply, SensorSource::Kind::coolhand}) {
+  for (auto k : {SensorSource::Kind::none, SensorSource::Kind::thermal_zone,
+                 SensorSource::Kind::hwmon, SensorSource::Kind::power_supply,
+                 SensorSource::Kind::coolhand, SensorSource::Kind::backlight}) {
     EXPECT_NE(std::find(sources.begin(), sources.end(), k), sources.end());
   }
   std::vector<DeviceKnob::Kind> knobs;

@@ -76,14 +76,14 @@ expect_err() {  # expect_err "MESSAGE" ARGS...: exit 1 and MESSAGE on stderr
   fi
 }
 sed 's/name: battery_therm,/name: battery_thrm,/' "$SKEL" >"$TMP/badsensor.yaml"
-expect_err "coolhand-sim: fit: $REC: no sensor 'battery_thrm' of the skeleton in the recording (its physical sensors: front_skin_tc, back_skin_tc, cpu_therm, gpu_therm, modem_therm, charger_therm, skin_therm, battery_therm)" \
+expect_err "coolhand-sim: fit: $REC: no sensor 'battery_thrm' of the skeleton in the recording (its physical sensors: front_skin_tc, back_skin_tc, cpu_therm, gpu_therm, modem_therm, charger_therm, skin_therm, battery_therm, backlight_brightness)" \
   -s "$TMP/badsensor.yaml" -r "$REC" --ambient 25
 sed 's/- name: modem$/- name: wwan/' "$SKEL" >"$TMP/baddevice.yaml"
 expect_err "coolhand-sim: fit: $REC: no device 'wwan' of the skeleton in the recording (its devices: cpu, gpu, modem, backlight, charger)" \
   -s "$TMP/baddevice.yaml" -r "$REC" --ambient 25
 expect_err "coolhand-sim: fit: $REC: a recording has no ambient: give --ambient C, --ambient-sensor NAME or a --demand workload with an ambient_c column" \
   -s "$SKEL" -r "$REC"
-expect_err "coolhand-sim: fit: $REC: --ambient-sensor 'air': no physical sensor of that name in the recording (its physical sensors: front_skin_tc, back_skin_tc, cpu_therm, gpu_therm, modem_therm, charger_therm, skin_therm, battery_therm)" \
+expect_err "coolhand-sim: fit: $REC: --ambient-sensor 'air': no physical sensor of that name in the recording (its physical sensors: front_skin_tc, back_skin_tc, cpu_therm, gpu_therm, modem_therm, charger_therm, skin_therm, battery_therm, backlight_brightness)" \
   -s "$SKEL" -r "$REC" --ambient-sensor air
 expect_err "coolhand-sim: fit: give one --demand per --recording, in the same order (2 recording(s), 1 workload(s))" \
   -s "$SKEL" -r "$REC" -r "$REC" --demand "$W/gaming.csv"

@@ -28,13 +28,17 @@ struct SensorSource {
     hwmon,  // /sys/class/hwmon/hwmon*/ whose `name` == chip; tempN_input by label or index (m°C)
     power_supply,  // /sys/class/power_supply/<name>/temp (tenths of °C)
     coolhand,      // a zone of the coolhand kernel module, by name (m°C)
+    // /sys/class/backlight/<name>/actual_brightness over max_brightness: a
+    // brightness in thousandths of full (SensorSpec::Quantity::brightness),
+    // not a temperature; only a fir sensor may take it as an input.
+    backlight,
   };
   Kind kind = Kind::none;
   // A role ("battery_temp") the device description maps to one of the kinds
   // above (config/devices/*.yaml); kind stays none until detection resolves it.
   std::string role;
-  std::string name;                    // thermal_zone type, hwmon chip, supply or module zone name
-  std::string label;                   // hwmon: match tempN_label
+  std::string name;   // thermal_zone type, hwmon chip, supply, module zone or backlight device name
+  std::string label;  // hwmon: match tempN_label
   std::optional<std::uint32_t> index;  // hwmon: N of tempN_input when no label
   bool required = true;  // the daemon refuses to start when a required sensor is absent
 };

@@ -42,9 +42,18 @@ struct SensorSpec {
     dequantise,
   };
 
+  // What a physical sensor's readings measure. A brightness is a display
+  // backlight's actual brightness as a fraction of its maximum, carried in
+  // the value's thousandths (MilliC{1000} is full brightness, 0 is dark):
+  // not a temperature, so it may only be an input of a fir sensor, whose
+  // weight on it is then in °C per full brightness (validate_brightness.cpp;
+  // docs/policy-language.md, "Backlight brightness").
+  enum class Quantity : std::uint8_t { temperature, brightness };
+
   std::string name;
   Kind kind = Kind::physical;
-  std::vector<std::string> inputs;  // virtual kinds: names of other sensors (no cycles)
+  Quantity quantity = Quantity::temperature;  // physical only
+  std::vector<std::string> inputs;            // virtual kinds: names of other sensors (no cycles)
   std::vector<double>
       weights;            // weighted_sum: one per input; fir: inputs.size() * taps coefficients
   MilliC offset{0};       // added to the value (all kinds; a calibration offset for physical)

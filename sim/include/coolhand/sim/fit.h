@@ -148,7 +148,9 @@ struct FitResult {
 // ------------------------------------------------------- skin estimator --
 
 struct SkinFitOptions {
-  std::vector<std::string> inputs;  // sensors (default: every sensor with period >= 1 s)
+  // Sensors, or brightness columns (add_brightness); default: every sensor
+  // with period >= 1 s.
+  std::vector<std::string> inputs;
   int taps = 15;
   double tap_period_s = 8.0;
   double ridge = 1.0;
@@ -173,6 +175,24 @@ struct SkinEstimator {
 [[nodiscard]] std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
     const std::vector<FitSegment>& data, const std::vector<std::string>& references,
     const std::vector<std::string>& sensor_names, const SkinFitOptions& options);
+
+// A brightness input of the estimators: the policy's brightness sensor
+// `sensor` (source {kind: backlight}) reading model device `device`.
+struct BrightnessInput {
+  std::string sensor;
+  std::string device;
+};
+
+// Adds to every segment the extra column `sensor` of each input: the
+// interval mean of the device's brightness fraction (0..1,
+// DeviceModelSpec::brightness, what the simulator's brightness sensor
+// reads) from the segment's levels and demand and `model`'s power table. A
+// column of that name already there (a recording's readings of the sensor)
+// is replaced, so every source of data gives the estimator the same series.
+// An error names a device `model` lacks.
+[[nodiscard]] std::optional<config::ConfigError> add_brightness(
+    std::vector<FitSegment>& data, const ModelSpec& model,
+    const std::vector<BrightnessInput>& inputs);
 
 // The estimator's value at each grid time of a segment, as the engine's fir
 // computes it (inputs held between samples); NaN before every input has a reading.

@@ -39,6 +39,7 @@
 // `period`. Readings are MilliC, like every sensor under /sys.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -103,6 +104,16 @@ struct DeviceModelSpec {
   bool energy_model = false;
   [[nodiscard]] std::uint32_t max_level() const {
     return static_cast<std::uint32_t>(power_w.size()) - 1;
+  }
+  // For a display backlight: the brightness it shows at `level` with
+  // `demand`, as a fraction of full (0..1), what its sysfs actual_brightness
+  // over max_brightness reads. Its heat is idle_w + demand * power_w[level]
+  // with LED power following brightness, so this is demand * power_w[level] /
+  // power_w[0] (0 for a device without power at level 0).
+  [[nodiscard]] double brightness(std::uint32_t level, double demand) const {
+    if (power_w.empty() || !(power_w[0] > 0.0)) return 0.0;
+    const std::size_t l = std::min<std::size_t>(level, power_w.size() - 1);
+    return std::clamp(demand * power_w[l] / power_w[0], 0.0, 1.0);
   }
 };
 

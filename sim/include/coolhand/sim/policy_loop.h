@@ -11,6 +11,10 @@
 //    a window never reports by itself, as WINDOW_SET does not.
 //  - Delivery::polled: the loop reads the latest sample at its adaptive
 //    poll interval, as coolhandd reads a hwmon attribute.
+//  - A brightness sensor (a policy sensor whose source is {kind: backlight,
+//    name: D}) reads model device D's brightness (DeviceModelSpec::brightness,
+//    in thousandths, as coolhandd reads actual_brightness over
+//    max_brightness) and is always polled, as coolhandd polls that file.
 //  - Reads never fail and knobs always take their level: the model has no
 //    faulty hardware.
 // - Recording (LoopRecording): the loop is a recorder::LoopRecorder on the
@@ -74,9 +78,11 @@ class PolicyLoop {
 
   // One model step at `now`: `outputs[s]` is model sensor s's latest sample
   // (`sampled`: taken at `now`). `levels` (one per model device) receives
-  // the levels the loop has applied.
+  // the levels the loop has applied. `brightness` (one per model device, or
+  // empty when the policy reads none) is each device's brightness fraction
+  // (DeviceModelSpec::brightness) at `now`.
   void advance(policy::Time now, std::span<const SensorOutput> outputs,
-               std::span<std::uint32_t> levels);
+               std::span<std::uint32_t> levels, std::span<const double> brightness = {});
 
   [[nodiscard]] const policy::ControlLoop& loop() const {
     return recorder_ ? recorder_->loop() : *loop_;
