@@ -78,6 +78,16 @@ class RecordEndToEnd : public DbusEndToEnd {
     return n;
   }
 
+  // How many SIGUSR1 dumps the daemon has logged.
+  std::size_t sigusr1_dumps() {
+    const std::string log = daemon_log();
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = log.find("SIGUSR1 dumped", at)) != std::string::npos; ++at) {
+      ++n;
+    }
+    return n;
+  }
+
   std::vector<fs::path> dumps(const fs::path& d) {
     std::vector<fs::path> out;
     for (const auto& e : fs::directory_iterator(d)) {
@@ -145,8 +155,10 @@ TEST_F(RecordEndToEnd, Sigusr1DumpsToTheRecordDirAndKeepsTheNewest) {
   start_daemon({"--record-dir", dir.string()});
   ASSERT_TRUE(wait_until([&] { return fan() == 1; }, 3s)) << daemon_log();
   ASSERT_EQ(::kill(daemon_->pid(), SIGUSR1), 0);
-  ASSERT_TRUE(wait_until([&] { return fs::exists(dir) && dumps(dir).size() == 1; }, 3s))
-      << daemon_log();
+  // The log line, not the file: the file exists from its open(), before
+  // the daemon has written it.
+  ASSERT_TRUE(wait_until([&] { return sigusr1_dumps() == 1; }, 3s)) << daemon_log();
+  ASSERT_EQ(dumps(dir).size(), 1u);
   const fs::path first = dumps(dir).front();
   EXPECT_TRUE(std::regex_match(first.filename().string(),
                                std::regex(R"(recording-\d{8}T\d{6}Z-SIGUSR1(-\d+)?\.chrec)")))
@@ -155,22 +167,17 @@ TEST_F(RecordEndToEnd, Sigusr1DumpsToTheRecordDirAndKeepsTheNewest) {
   EXPECT_EQ(rec.meta.reason, "SIGUSR1");
   EXPECT_GT(replay_all(rec), 0u);
 
-  // Twelve more: only the newest 8 stay.
-  for (int i = 0; i < 12; ++i) {
+  // Twelve more: only the newest 8 stay. Each signal waits for the
+  // previous dump's log line: SIGUSR1 is a standard signal, so two sent
+  // before the daemon takes the first are one pending signal and one dump
+  // (under load a 30 ms gap between them was not enough, and the test lost
+  // dumps it counted on).
+  for (std::size_t i = 2; i <= 13; ++i) {
     ASSERT_EQ(::kill(daemon_->pid(), SIGUSR1), 0);
-    std::this_thread::sleep_for(30ms);
+    ASSERT_TRUE(wait_until([&] { return sigusr1_dumps() >= i; }, 5s)) << "dump " << i << " of 13\n"
+                                                                      << daemon_log();
   }
-  ASSERT_TRUE(wait_until(
-      [&] {
-        std::size_t n = 0;
-        for (std::size_t at = 0;
-             (at = daemon_log().find("SIGUSR1 dumped", at)) != std::string::npos; ++at) {
-          ++n;
-        }
-        return n >= 13;
-      },
-      5s))
-      << daemon_log();
+  EXPECT_EQ(sigusr1_dumps(), 13u);
   EXPECT_EQ(dumps(dir).size(), 8u);
 }
 
