@@ -13,6 +13,9 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <compare>
+#include <string_view>
+#include <utility>
 
 namespace coolhand::daemon {
 
@@ -78,6 +81,35 @@ std::string safe(std::string s) {
   return s;
 }
 
+// A dump file's place in time: its UTC stamp, then its number within that
+// second ("recording-<stamp>-<reason>[-N].chrec", no -N: 0). Names sort
+// as text wrongly: "-SIGUSR1-1" before "-SIGUSR1", "-10" before "-2".
+struct DumpOrder {
+  std::string_view stamp;
+  unsigned seq = 0;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>.
+  auto operator<=>(const DumpOrder&) const = default;
+};
+
+constexpr std::string_view kDumpPrefix = "recording-";
+constexpr std::string_view kDumpSuffix = ".chrec";
+constexpr std::size_t kStampSize = std::string_view("20261124T065130Z").size();
+
+DumpOrder dump_order(std::string_view name) {
+  name.remove_prefix(kDumpPrefix.size());
+  name.remove_suffix(kDumpSuffix.size());
+  DumpOrder o{name.substr(0, std::min(name.size(), kStampSize))};
+  const std::size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash <= kStampSize || dash + 1 == name.size()) return o;
+  unsigned seq = 0;
+  for (const char c : name.substr(dash + 1)) {
+    if (c < '0' || c > '9' || seq > 1000000) return o;
+    seq = seq * 10 + static_cast<unsigned>(c - '0');
+  }
+  o.seq = seq;
+  return o;
+}
+
 }  // namespace
 
 FlightRecorder::FlightRecorder(std::size_t records, std::string dir, std::string boot_id,
@@ -124,11 +156,21 @@ Result<std::string> FlightRecorder::dump_to_dir(const std::string& reason) {
   if (::mkdir(dir_.c_str(), 0700) < 0 && errno != EEXIST) {
     return errno_error("mkdir", dir_, errno);
   }
-  const std::string base = dir_ + "/recording-" + utc_stamp() + "-" + safe(reason);
+  // Numbered after every dump of this second, whatever its reason, so the
+  // new one is the newest in dump_order() (a free lower number, left by a
+  // pruned dump, would make it the oldest and the first pruned).
+  std::vector<std::string> names = list_dumps();
+  const std::string stamp = utc_stamp();
+  unsigned seq = 0;
+  for (const std::string& n : names) {
+    const DumpOrder o = dump_order(n);
+    if (o.stamp == stamp) seq = std::max(seq, o.seq + 1);
+  }
+  const std::string base = dir_ + "/" + std::string(kDumpPrefix) + stamp + "-" + safe(reason);
   std::string path;
   int fd = -1;
-  for (int i = 0; i < 100 && fd < 0; ++i) {
-    path = base + (i == 0 ? "" : fmt::format("-{}", i)) + ".chrec";
+  for (int i = 0; i < 100 && fd < 0; ++i, ++seq) {
+    path = base + (seq == 0 ? "" : fmt::format("-{}", seq)) + std::string(kDumpSuffix);
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) return errno_error("open", path, errno);
   }
@@ -140,33 +182,40 @@ Result<std::string> FlightRecorder::dump_to_dir(const std::string& reason) {
     ::unlink(path.c_str());
     return s.error();
   }
-  prune_dumps();
+  names.push_back(path.substr(dir_.size() + 1));
+  prune_dumps(names);
   return path;
 }
 
-void FlightRecorder::prune_dumps() const {
+std::vector<std::string> FlightRecorder::list_dumps() const {
   // getdents64 into a buffer on the stack, not opendir: glibc's opendir
   // mallocs a 32 KiB buffer, which extended the heap by 160 KiB (sbrk) at
   // the first dump and left its written pages dirty after closedir
   // (docs/benchmarks.md, "The recorder's fixed part").
-  const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
   std::vector<std::string> names;
+  const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return names;
   alignas(dirent64) std::array<char, 2048> buf;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   for (;;) {
     const ssize_t n = ::getdents64(fd, buf.data(), buf.size());
-    if (n <= 0) break;  // the end, or an error: prune what was listed
+    if (n <= 0) break;  // the end, or an error: what was listed
     for (ssize_t at = 0; at < n;) {
       const auto* e = reinterpret_cast<const dirent64*>(buf.data() + at);  // NOLINT
       const std::string_view name(e->d_name);
-      if (name.starts_with("recording-") && name.ends_with(".chrec")) names.emplace_back(name);
+      if (name.starts_with(kDumpPrefix) && name.ends_with(kDumpSuffix)) names.emplace_back(name);
       at += e->d_reclen;
     }
   }
   ::close(fd);
+  return names;
+}
+
+void FlightRecorder::prune_dumps(std::vector<std::string>& names) const {
   if (names.size() <= kKeepDumps) return;
-  // Names start with a UTC stamp, so they sort oldest first.
-  std::sort(names.begin(), names.end());
+  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+    return std::pair(dump_order(a), std::string_view(a)) <
+           std::pair(dump_order(b), std::string_view(b));
+  });
   for (std::size_t i = 0; i + kKeepDumps < names.size(); ++i) {
     ::unlink((dir_ + "/" + names[i]).c_str());
   }

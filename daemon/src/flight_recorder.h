@@ -52,8 +52,9 @@ class FlightRecorder {
   // non-blocking mode: a pipe nobody reads fails the dump instead of
   // stalling the daemon.
   [[nodiscard]] Status dump_to_fd(int fd, const std::string& reason);
-  // Write <dir>/recording-<boot ns>-<reason>.chrec (0600) and delete all
-  // but the newest kKeepDumps. Returns the path.
+  // Write <dir>/recording-<UTC stamp>-<reason>[-N].chrec (0600; N numbers
+  // the dumps after the first within one second) and delete all but the
+  // newest kKeepDumps. Returns the path.
   [[nodiscard]] Result<std::string> dump_to_dir(const std::string& reason);
 
   // A new follower: returns the fd to hand to the client (the caller
@@ -74,7 +75,11 @@ class FlightRecorder {
   // copies neither the policy text nor the names.
   [[nodiscard]] const recorder::Metadata& stamped(const std::string& reason);
   bool send_to(Follower& f);
-  void prune_dumps() const;
+  // The record directory's dump files (names, unordered).
+  [[nodiscard]] std::vector<std::string> list_dumps() const;
+  // Delete all but the newest kKeepDumps of `names` (sorted in place, oldest
+  // first: by time stamp, then number within the second).
+  void prune_dumps(std::vector<std::string>& names) const;
 
   recorder::Ring ring_;
   std::string dir_;

@@ -18,15 +18,18 @@
 #                            cooling device 900 "Fan", max_state 3, at
 #                            state 0 (900: cannot clash with a real one)
 #   fan_control INPUT [ROWS] on stdout, a policy's devices: and controllers:
-#                            the fan as `fan` (max_level 3) and a table
-#                            controller on it reading INPUT, ROWS its table
-#                            (default: level 1 at 45/43 °C, level 2 at 48/46 °C)
+#                            tests/data/fan-control.yaml (the fan as `fan`,
+#                            max_level 3, and a table controller on it) reading
+#                            INPUT, ROWS its table (default: the file's, level 1
+#                            at 45/43 °C, level 2 at 48/46 °C)
 #   fan_policy FILE [ROWS]   the policy FILE: the zone as `skin` and
 #                            fan_control skin ROWS
 #   policy_records FILE      with RECORDS set, appends daemon.recorder.records
 #                            RECORDS to the policy FILE and says so
-#   start_bus DIR            a private dbus-daemon (never the host's bus)
-#                            listening on DIR/bus; its address in $BUS_ADDRESS
+#   start_bus DIR            a private dbus-daemon (never the host's bus) on
+#                            tests/data/private-bus.conf (the D-Bus tests'
+#                            bus) listening on DIR/bus; its address in
+#                            $BUS_ADDRESS
 #   start_daemon LOG DIR CMD...
 #                            CMD... --config DIR/policy.yaml --sysfs-root DIR/sys
 #                            in the background (CMD: coolhandd and its options,
@@ -74,21 +77,18 @@ fake_tree() {  # DIR TEMP_MC
   put "$1/sys/class/thermal/cooling_device900/cur_state" 0
 }
 
+# The policies' fan and table, shared with the D-Bus tests' policy.
+MEASURE_DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tests/data" && pwd)
+
 fan_control() {  # INPUT [ROWS]
-  cat <<EOF
-devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}
-controllers:
-  guard:
-    kind: table
-    input: $1
-    devices: [fan]
-    table:
-${2:-"      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}"}
-EOF
+  {
+    if [ -n "${2:-}" ]; then
+      sed '/^    table:$/q' "$MEASURE_DATA/fan-control.yaml"
+      printf '%s\n' "$2"
+    else
+      cat "$MEASURE_DATA/fan-control.yaml"
+    fi
+  } | sed "s/^    input: skin\$/    input: $1/"
 }
 
 fan_policy() {  # FILE [ROWS]
@@ -107,19 +107,11 @@ policy_records() {  # FILE
 
 start_bus() {  # DIR
   mkdir -p "$1"
-  cat >"$1/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <listen>unix:path=$1/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
+  local conf=private-bus.conf
+  [ "$(id -u)" = 0 ] || conf=private-bus-user.conf
   # Not in a command substitution: the pid must reach PIDS for the cleanup.
-  dbus-daemon --config-file="$1/bus.conf" --nofork --print-address >"$1/address" 2>/dev/null &
+  dbus-daemon --config-file="$MEASURE_DATA/$conf" --address="unix:path=$1/bus" --nofork \
+    --print-address >"$1/address" 2>/dev/null &
   PIDS+=($!)
   for _ in $(seq 50); do [ -s "$1/address" ] && break; sleep 0.1; done
   [ -s "$1/address" ] || { echo "dbus-daemon did not start" >&2; exit 1; }

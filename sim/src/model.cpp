@@ -297,7 +297,10 @@ struct ThermalModel::Impl {
       double v = st.lagged + s.offset_c;
       if (s.noise_c > 0) v += s.noise_c * noise.gaussian();
       if (s.quantum_c > 0) v = std::round(v / s.quantum_c) * s.quantum_c;
-      out.reading = MilliC::from_celsius(v);
+      // A sensor's range is the policy language's +-1000 °C (and int32 m°C
+      // holds no more): a runaway model (a huge power) saturates it, NaN
+      // at the low end.
+      out.reading = MilliC::from_celsius(v > 1000.0 ? 1000.0 : v >= -1000.0 ? v : -1000.0);
       out.sampled = true;
       while (st.next_sample <= now) st.next_sample += s.period;
     }

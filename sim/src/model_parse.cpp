@@ -51,6 +51,19 @@ void check_unique(const YAML::Node& at, std::set<std::string>& seen, const std::
   if (!seen.insert(name).second) fail(at, std::string(what) + ": duplicate name '" + name + "'");
 }
 
+// Largest magnitude of a temperature (ambient, a node's initial, a sensor's
+// offset, a trip's) or hysteresis, °C: the policy language's range (config's
+// kMaxAbsCelsius), well inside MilliC's int32 m°C, whose conversion from a
+// larger double is undefined (a sensor reads ambient, initial temperatures
+// and offsets through it).
+constexpr double kMaxAbsC = 1000.0;
+
+double as_celsius(const YAML::Node& n, std::string_view key, bool allow_negative = true) {
+  const double c = allow_negative ? as_double(n, key) : non_negative(n, key);
+  if (!(std::abs(c) <= kMaxAbsC)) fail(n, std::string(key) + ": out of range (-1000 to 1000 °C)");
+  return c;
+}
+
 NodeSpec parse_node(const YAML::Node& n) {
   check_keys(n, {"name", "capacity_j_per_k", "to_ambient_w_per_k", "initial_c"}, "node");
   NodeSpec s;
@@ -58,7 +71,7 @@ NodeSpec parse_node(const YAML::Node& n) {
   s.capacity_j_per_k = positive(required(n, "capacity_j_per_k", "node"), "capacity_j_per_k");
   if (n["to_ambient_w_per_k"])
     s.to_ambient_w_per_k = non_negative(n["to_ambient_w_per_k"], "to_ambient_w_per_k");
-  if (n["initial_c"]) s.initial_c = as_double(n["initial_c"], "initial_c");
+  if (n["initial_c"]) s.initial_c = as_celsius(n["initial_c"], "initial_c");
   return s;
 }
 
@@ -159,24 +172,16 @@ SensorModelSpec parse_sensor(const YAML::Node& n) {
   SensorModelSpec s;
   s.name = as_string(required(n, "name", "sensor"), "name");
   s.node = as_string(required(n, "node", "sensor"), "node");
-  if (n["offset_c"]) s.offset_c = as_double(n["offset_c"], "offset_c");
-  if (n["noise_c"]) s.noise_c = non_negative(n["noise_c"], "noise_c");
+  if (n["offset_c"]) s.offset_c = as_celsius(n["offset_c"], "offset_c");
+  if (n["noise_c"]) s.noise_c = as_celsius(n["noise_c"], "noise_c", false);
   if (n["quantum_c"]) s.quantum_c = non_negative(n["quantum_c"], "quantum_c");
   if (n["lag_s"]) s.lag_s = non_negative(n["lag_s"], "lag_s");
   if (n["period_ms"]) s.period = as_millis(n["period_ms"], "period_ms", false);
   return s;
 }
 
-// Largest magnitude of a trip temperature or hysteresis, °C: the policy
-// language's range (config's kMaxAbsCelsius), well inside MilliC's int32
-// m°C, whose conversion from a larger double is undefined.
-constexpr double kMaxAbsTripC = 1000.0;
-
 MilliC as_trip_celsius(const YAML::Node& n, std::string_view key, bool allow_negative) {
-  const double c = allow_negative ? as_double(n, key) : non_negative(n, key);
-  if (!(std::abs(c) <= kMaxAbsTripC))
-    fail(n, std::string(key) + ": out of range (-1000 to 1000 °C)");
-  return MilliC::from_celsius(c);
+  return MilliC::from_celsius(as_celsius(n, key, allow_negative));
 }
 
 KernelTripSpec::Type trip_type(const YAML::Node& n) {
@@ -268,7 +273,7 @@ ModelSpec parse_root(const YAML::Node& root) {
   ModelSpec m;
   m.name = as_string(required(root, "name", "model"), "name");
   if (root["time_step_ms"]) m.time_step = as_millis(root["time_step_ms"], "time_step_ms", false);
-  if (root["ambient_c"]) m.ambient_c = as_double(root["ambient_c"], "ambient_c");
+  if (root["ambient_c"]) m.ambient_c = as_celsius(root["ambient_c"], "ambient_c");
   m.nodes = parse_list<NodeSpec>(root, "nodes", parse_node, true);
   m.links = parse_list<LinkSpec>(root, "links", parse_link, false);
   m.devices = parse_list<DeviceModelSpec>(root, "devices", parse_device, false);

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "coolhand/config/policy_file.h"
 #include "fake_tree.h"
 #include "runtime.h"
@@ -22,7 +26,16 @@ using testing::FaultySysfs;
 constexpr const char* kFan = "class/thermal/cooling_device0/cur_state";
 constexpr const char* kTemp = "class/thermal/thermal_zone0/temp";
 
-constexpr const char* kPolicy = R"(
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The fan and its table (safe level 3) are tests/data/fan-control.yaml,
+// shared with the D-Bus tests and the measuring scripts.
+const std::string kPolicy = std::string(R"(
 version: 1
 sampling:
   min_interval: 500ms
@@ -43,20 +56,8 @@ zones:
     severities:
       light: {threshold_c: 45, hysteresis_c: 1}
       moderate: {threshold_c: 50, hysteresis_c: 1}
-devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}
-controllers:
-  guard:
-    kind: table
-    input: skin
-    devices: [fan]
-    safe_level: 3
-    table:
-      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}
-profiles:
+)") + read_text(std::string(COOLHAND_SOURCE_DIR) + "/tests/data/fan-control.yaml") +
+                            R"(profiles:
   quiet:
     limit_offset_c: -2
 )";

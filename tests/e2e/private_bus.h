@@ -44,9 +44,18 @@ inline constexpr int kNobody = 65534;
 inline constexpr const char* kFan = "class/thermal/cooling_device0/cur_state";
 inline constexpr const char* kTemp = "class/thermal/thermal_zone0/temp";
 
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 // At 46 °C: fan level 1, zone severity light, next limit 48 °C. The quiet
-// profile lowers the table by 2 °C, so 46 °C means level 2 there.
-inline constexpr const char* kPolicy = R"(version: 1
+// profile lowers the table by 2 °C, so 46 °C means level 2 there. The fan
+// and its table are tests/data/fan-control.yaml, which the measuring
+// scripts' policy (scripts/lib/measure-daemon.sh) uses too.
+inline const std::string kPolicy = std::string(R"(version: 1
 sampling:
   min_interval: 100ms
   max_interval: 300ms
@@ -61,19 +70,8 @@ zones:
     severities:
       light: {threshold_c: 45, hysteresis_c: 1}
       moderate: {threshold_c: 48, hysteresis_c: 1}
-devices:
-  fan:
-    max_level: 3
-    knob: {kind: cooling_device, name: Fan}
-controllers:
-  guard:
-    kind: table
-    input: skin
-    devices: [fan]
-    table:
-      - {up_c: 45, down_c: 43, level: 1}
-      - {up_c: 48, down_c: 46, level: 2}
-profiles:
+)") + slurp(fs::path(COOLHAND_TEST_DATA_DIR) / "fan-control.yaml") +
+                                   R"(profiles:
   quiet:
     limit_offset_c: -2
 )";
@@ -106,13 +104,6 @@ inline bool in_ci() {
 
 inline bool is_root() {
   return geteuid() == 0;
-}
-
-inline std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 inline std::string find_in_path(const std::string& name) {
@@ -232,31 +223,16 @@ class DbusEndToEnd : public ::testing::Test {
 
   void write_policy(const std::string& text) { std::ofstream(policy_) << text; }
 
-  // A bus config that listens in dir_, lets every uid connect, lets the
-  // tests' fake logind own its name and includes the shipped policy. A non-root test user cannot be
-  // root, so it may own the name through the default context instead.
+  // The bus of tests/data/private-bus.conf, listening in dir_: every uid
+  // may connect, the tests' fake logind may own its name, the shipped policy
+  // is included. A non-root test user cannot be root, so it may own the name
+  // through the default context instead (private-bus-user.conf).
   void start_bus() {
-    const fs::path conf = dir_ / "bus.conf";
-    std::ofstream(conf)
-        << R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <listen>unix:path=)"
-        << (dir_ / "bus").string() << R"(</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="org.freedesktop.login1"/>
-)" << (is_root() ? "" : "    <allow own=\"org.coolhand.Thermal1\"/>\n")
-        << R"(  </policy>
-  <include>)"
-        << COOLHAND_DBUS_POLICY << R"(</include>
-</busconfig>
-)";
+    const fs::path conf = fs::path(COOLHAND_TEST_DATA_DIR) /
+                          (is_root() ? "private-bus.conf" : "private-bus-user.conf");
     bus_ = std::make_unique<Process>(
-        std::vector<std::string>{dbus_daemon_, "--config-file=" + conf.string(), "--nofork",
+        std::vector<std::string>{dbus_daemon_, "--config-file=" + conf.string(),
+                                 "--address=unix:path=" + (dir_ / "bus").string(), "--nofork",
                                  "--print-address"},
         dir_ / "bus.address", dir_ / "bus.log");
     // The address is complete once its line is.

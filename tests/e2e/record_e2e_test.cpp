@@ -78,6 +78,22 @@ class RecordEndToEnd : public DbusEndToEnd {
     return n;
   }
 
+  // The files of the SIGUSR1 dumps the daemon has logged, in its order.
+  std::vector<fs::path> sigusr1_dumped() {
+    const std::string log = daemon_log();
+    const std::string said = "SIGUSR1 dumped to ";
+    std::vector<fs::path> out;
+    for (std::size_t at = 0; (at = log.find(said, at)) != std::string::npos;) {
+      at += said.size();
+      const std::size_t end = log.find('\n', at);
+      if (end == std::string::npos) break;  // a line still being written
+      out.emplace_back(log.substr(at, end - at));
+      at = end;
+    }
+    return out;
+  }
+  std::size_t sigusr1_dumps() { return sigusr1_dumped().size(); }
+
   std::vector<fs::path> dumps(const fs::path& d) {
     std::vector<fs::path> out;
     for (const auto& e : fs::directory_iterator(d)) {
@@ -145,8 +161,10 @@ TEST_F(RecordEndToEnd, Sigusr1DumpsToTheRecordDirAndKeepsTheNewest) {
   start_daemon({"--record-dir", dir.string()});
   ASSERT_TRUE(wait_until([&] { return fan() == 1; }, 3s)) << daemon_log();
   ASSERT_EQ(::kill(daemon_->pid(), SIGUSR1), 0);
-  ASSERT_TRUE(wait_until([&] { return fs::exists(dir) && dumps(dir).size() == 1; }, 3s))
-      << daemon_log();
+  // The log line, not the file: the file exists from its open(), before
+  // the daemon has written it.
+  ASSERT_TRUE(wait_until([&] { return sigusr1_dumps() == 1; }, 3s)) << daemon_log();
+  ASSERT_EQ(dumps(dir).size(), 1u);
   const fs::path first = dumps(dir).front();
   EXPECT_TRUE(std::regex_match(first.filename().string(),
                                std::regex(R"(recording-\d{8}T\d{6}Z-SIGUSR1(-\d+)?\.chrec)")))
@@ -155,23 +173,23 @@ TEST_F(RecordEndToEnd, Sigusr1DumpsToTheRecordDirAndKeepsTheNewest) {
   EXPECT_EQ(rec.meta.reason, "SIGUSR1");
   EXPECT_GT(replay_all(rec), 0u);
 
-  // Twelve more: only the newest 8 stay.
-  for (int i = 0; i < 12; ++i) {
+  // Twelve more: only the newest 8 stay. Each signal waits for the
+  // previous dump's log line: SIGUSR1 is a standard signal, so two sent
+  // before the daemon takes the first are one pending signal and one dump
+  // (under load a 30 ms gap between them was not enough, and the test lost
+  // dumps it counted on).
+  for (std::size_t i = 2; i <= 13; ++i) {
     ASSERT_EQ(::kill(daemon_->pid(), SIGUSR1), 0);
-    std::this_thread::sleep_for(30ms);
+    ASSERT_TRUE(wait_until([&] { return sigusr1_dumps() >= i; }, 5s)) << "dump " << i << " of 13\n"
+                                                                      << daemon_log();
   }
-  ASSERT_TRUE(wait_until(
-      [&] {
-        std::size_t n = 0;
-        for (std::size_t at = 0;
-             (at = daemon_log().find("SIGUSR1 dumped", at)) != std::string::npos; ++at) {
-          ++n;
-        }
-        return n >= 13;
-      },
-      5s))
-      << daemon_log();
-  EXPECT_EQ(dumps(dir).size(), 8u);
+  // The 8 kept are the last 8 made, though they were made within a second
+  // or two (same time stamp, told apart by the -N suffix).
+  const std::vector<fs::path> made = sigusr1_dumped();
+  ASSERT_EQ(made.size(), 13u);
+  std::vector<fs::path> newest(made.end() - 8, made.end());
+  std::sort(newest.begin(), newest.end());
+  EXPECT_EQ(dumps(dir), newest);
 }
 
 TEST_F(RecordEndToEnd, ForceDeepestDumpsBeforeActing) {

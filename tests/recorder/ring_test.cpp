@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace coolhand::recorder {
 namespace {
@@ -81,6 +86,33 @@ TEST(Ring, MapsWholePagesOfItsOwn) {
   const Ring small(Ring::kMinCapacity);
   EXPECT_EQ(small.mapped_bytes() % 4096, 0u);
   EXPECT_GE(small.mapped_bytes(), Ring::kMinCapacity * kRecordSize);
+}
+
+// The ring's records are one mapping of exactly mapped_bytes() in
+// /proc/self/maps, even beside another ring: the kernel merged two
+// adjacent anonymous mappings of 32 KiB into one of 64 KiB, and
+// measure-recorder-cost.sh found no mapping of the ring's size (RECORDS=1024).
+TEST(Ring, IsAMappingOfItsOwnBesideAnother) {
+  Ring a(1024);
+  Ring b(1024);
+  for (Ring* r : {&a, &b}) {
+    const auto start = reinterpret_cast<std::uintptr_t>(r->next_slots(1).data());
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    bool found = false;
+    while (std::getline(maps, line)) {
+      std::uintptr_t lo = 0, hi = 0;
+      if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) != 2) continue;
+      if (lo <= start && start < hi) {
+        EXPECT_EQ(lo, start) << line;
+        EXPECT_EQ(hi - lo, r->mapped_bytes()) << line;
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+  a.resize(2048);  // a new mapping, guarded the same way; the old one unmapped whole
+  EXPECT_EQ(a.capacity(), 2048u);
 }
 
 TEST(Ring, ShrinkKeepsTheNewestAndCountsTheRestLost) {

@@ -80,6 +80,35 @@ TEST(ModelInputTest, TripTemperaturesOutOfRangeAreErrors) {
   EXPECT_EQ(std::get<ModelSpec>(ok).kernel_zones[0].trips[0].temp.mc(), -1000000);
 }
 
+// The temperatures a sensor reads through (ambient, initial, a sensor's
+// offset and noise) take the same range: a reading is int32 m°C, and one
+// from 1e10 °C made the model's conversion undefined.
+TEST(ModelInputTest, AmbientInitialAndSensorTemperaturesOutOfRangeAreErrors) {
+  const std::string head = "name: x\nskin: {nodes: [a], limit_c: 45}\n";
+  EXPECT_EQ(error_of(head + "ambient_c: 1e10\nnodes:\n  - {name: a, capacity_j_per_k: 1}\n"),
+            "bad.yaml:3:12: ambient_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(head + "ambient_c: -1000.5\nnodes:\n  - {name: a, capacity_j_per_k: 1}\n"),
+            "bad.yaml:3:12: ambient_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(head + "ambient_c: .nan\nnodes:\n  - {name: a, capacity_j_per_k: 1}\n"),
+            "bad.yaml:3:12: ambient_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(head + "nodes:\n  - {name: a, capacity_j_per_k: 1, initial_c: 3e9}\n"),
+            "bad.yaml:4:47: initial_c: out of range (-1000 to 1000 °C)");
+  const std::string sensor = std::string(kHead) + "sensors:\n  - {name: s, node: a, ";
+  EXPECT_EQ(error_of(sensor + "offset_c: -2e9}\n"),
+            "bad.yaml:6:34: offset_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(sensor + "noise_c: 1e300}\n"),
+            "bad.yaml:6:33: noise_c: out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(error_of(sensor + "noise_c: -1}\n"), "bad.yaml:6:33: noise_c: must be >= 0");
+  auto ok = parse_model(head +
+                            "ambient_c: -1000\nnodes:\n  - {name: a, capacity_j_per_k: 1, "
+                            "initial_c: 1000}\nsensors:\n  - {name: s, node: a, offset_c: 1000, "
+                            "noise_c: 1000}\n",
+                        "ok.yaml");
+  ASSERT_TRUE(std::holds_alternative<ModelSpec>(ok))
+      << std::get<config::ConfigError>(ok).to_string();
+  EXPECT_EQ(std::get<ModelSpec>(ok).ambient_c, -1000.0);
+}
+
 TEST(ModelInputTest, InvalidUtf8IsRejectedWithPosition) {
   EXPECT_EQ(error_of("name: x\xff\n"), "bad.yaml:1:8: model text is not valid UTF-8");
 }

@@ -192,6 +192,25 @@ TEST(ModelTest, SensorLagFollowsFirstOrderResponse) {
   EXPECT_NEAR(m.sensor(0).celsius(), 35.0, 0.01);
 }
 
+// A runaway model (a heater of 1e12 W) must not make its readings
+// undefined: past the policy language's +-1000 °C they saturate (the
+// conversion to int32 m°C gave INT32_MIN before).
+TEST(ModelTest, ReadingsOfARunawayModelSaturateAtTheRange) {
+  auto spec = parse_ok(two_node_yaml(100));
+  spec.devices[0].power_w = {1e12, 0.0};
+  ThermalModel m(spec);
+  m.set_demand(0, 1.0);
+  for (int k = 0; k < 10; ++k) m.step();
+  ASSERT_GT(m.node_c(0), 1000.0);
+  EXPECT_EQ(m.sensor(0).mc(), 1000000);
+  spec.devices[0].power_w = {-1e12, 0.0};  // not a model parse_model gives: cooling past -1000
+  ThermalModel cold(spec);
+  cold.set_demand(0, 1.0);
+  for (int k = 0; k < 10; ++k) cold.step();
+  ASSERT_LT(cold.node_c(0), -1000.0);
+  EXPECT_EQ(cold.sensor(0).mc(), -1000000);
+}
+
 TEST(ModelTest, NoiseIsSeededAndReproducible) {
   auto spec = parse_ok(two_node_yaml(100));
   spec.sensors[0].noise_c = 0.5;

@@ -8,7 +8,9 @@
 // - Memory: the records are an anonymous mmap of their own, exactly
 //   capacity * 32 bytes rounded up to whole pages (the default 262144
 //   records are 8 MiB, a whole number of pages), populated at allocation.
-//   Nothing else shares those pages (no malloc header, no other object), so
+//   Nothing else shares those pages (no malloc header, no other object;
+//   a PROT_NONE guard page on each side keeps the kernel from merging the
+//   mapping with a neighbour, so smaps shows it whole and alone), so
 //   the ring adds its own size to the process's Private_Dirty, no more, and
 //   recording never faults a fresh page in later.
 // - When the ring is full the oldest record is overwritten and counted in
