@@ -5,18 +5,18 @@
 #
 # `coolhand-sim bound` on a model with a fan solves a relaxation: the fan at
 # its strongest cooling with its noise cost dropped. For each fan level L
-# this script writes a copy of the model whose fan is held at L (a
-# two-level table whose levels are both L's), on which the relaxation is
-# exact for that fan, runs `bound` on it, and charges the fan's noise at L:
-#   perf_L = bound_L - w_fan * (1 - q_L) / W
+# this script runs `bound --fan-at 0:L`, the exact bound perf_L with the fan
+# held at L throughout and its noise charged, and prints it with that noise,
+#   w_fan * (1 - q_L) / W
 # with q_L the fan's performance at L and W = sum over devices of weight *
 # mean demand over the workload (the runner's denominator; the fan is
-# demanded 1 at every step). perf_L is then an upper bound on every
-# controller that holds the fan at L throughout and the skin at or below
-# the limit, and the LP's schedule at L (its CPU/GPU levels relaxed to their
-# convex hull) is nearly achievable: max_L perf_L is what a constant fan
-# can reach. A controller that moves its fan can do better; none can beat
-# the relaxation's figure (the first line).
+# demanded 1 at every step). perf_L is an upper bound on every controller
+# that holds the fan at L throughout and the skin at or below the limit,
+# and the LP's schedule at L (its CPU/GPU levels relaxed to their convex
+# hull) is nearly achievable: max_L perf_L is what a constant fan can
+# reach. A controller that moves its fan can do better
+# (scripts/fan-schedule-search.sh measures how much); none can beat the
+# relaxation's figure (the first line).
 # Usage: scripts/fan-level-bounds.sh [--sim PATH] MODEL WORKLOAD.csv...
 # Prints one line per workload; progress of each bound on stderr.
 set -euo pipefail
@@ -32,35 +32,24 @@ fi
 MODEL=$1; shift
 [[ -r $MODEL ]] || die "$MODEL: cannot read"
 for w in "$@"; do [[ -r $w ]] || die "$w: cannot read"; done
-TMP=$(mktemp -d "${TMPDIR:-/dev/shm}/fan-level-bounds.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
 
-# The held-fan copies; prints the fan's name, weight and performance table.
-read -r _ WFAN QS < <(python3 - "$MODEL" "$TMP" <<'EOF'
+# The fan's name, weight and performance table.
+read -r _ WFAN QS < <(python3 - "$MODEL" <<'EOF'
 import sys, yaml
-model, out = sys.argv[1], sys.argv[2]
+model = sys.argv[1]
 m = yaml.safe_load(open(model))
-m.pop('kernel_zones', None)  # bound does not use them; they name fan states
 fans = [d for d in m['devices'] if 'cooling' in d]
 if len(fans) != 1:
     sys.exit(f"{model}: expected one device with cooling, found {len(fans)}")
 fan = fans[0]
-for level in range(len(fan['power_w'])):
-    held = yaml.safe_load(yaml.safe_dump(m))
-    f = next(d for d in held['devices'] if d['name'] == fan['name'])
-    f['power_w'] = [fan['power_w'][level]] * 2
-    f['performance'] = [fan['performance'][level]] * 2
-    for c in f['cooling']:
-        c['to_ambient_w_per_k'] = [c['to_ambient_w_per_k'][level]] * 2
-    yaml.safe_dump(held, open(f"{out}/fan{level}.yaml", 'w'), sort_keys=False)
 print(fan['name'], fan.get('weight', 1.0), ','.join(str(q) for q in fan['performance']))
 EOF
-) || die "cannot write the held-fan models"
+) || die "cannot read the model's fan"
 NL=$(tr ',' '\n' <<<"$QS" | wc -l)
 
-bound_of() { # model workload -> the bound's figure, or "infeasible"
+bound_of() { # model workload [bound options] -> the bound's figure, or "infeasible"
   local out
-  out=$("$SIM" bound -q -m "$1" -w "$2" 2>&1) || true
+  out=$("$SIM" bound -q -m "$1" -w "$2" "${@:3}" 2>&1) || true
   if grep -q 'no schedule keeps' <<<"$out"; then echo infeasible; return; fi
   sed -n 's/.*performance bound with skin <= [0-9.]* °C: \([0-9.]*\).*/\1/p' <<<"$out" | head -1 |
     grep . || die "bound on $1 $2: $out"
@@ -72,7 +61,7 @@ for w in "$@"; do
   relax=$(bound_of "$MODEL" "$w")
   line="$name: relaxation $relax"
   for ((l = 0; l < NL; l++)); do
-    b=$(bound_of "$TMP/fan$l.yaml" "$w")
+    b=$(bound_of "$MODEL" "$w" --fan-at "0:$l")
     line+=$(python3 - "$w" "$b" "$l" "$WFAN" "$QS" <<'EOF'
 import sys
 wl, b, level, wfan, qs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
@@ -93,7 +82,7 @@ for a, nxt in zip(data, data[1:]):
     for c in weights:
         total[c] += a[cols.index(c)] * dt
 W = sum(weights[c] * total[c] / span for c in weights) + wfan
-print(f"; fan {level}: {float(b) - wfan * (1 - q) / W:.4f} (noise {wfan * (1 - q) / W:.4f})", end='')
+print(f"; fan {level}: {float(b):.4f} (noise {wfan * (1 - q) / W:.4f})", end='')
 EOF
 )
   done

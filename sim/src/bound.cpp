@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include "bound_fan.h"
@@ -26,50 +27,65 @@ namespace {
 // The model's exact step, split by input: T' = ad T + idle_in + ba * ambient
 // + sum_d h[:, d] * demand_d * p_d, with p_d the device's power at full
 // demand (W) at its level, or the mix of levels the schedule gives it.
-struct Linear {
-  std::size_t n = 0;
-  std::size_t devices = 0;
+struct Dynamics {
   Eigen::MatrixXd ad;
   Eigen::VectorXd ba;
   Eigen::MatrixXd h;  // n x devices: one watt of the device, spread by its shares
   Eigen::VectorXd idle_in;
+};
+
+// The model's step per fan level held (BoundOptions::fan_schedule), or its
+// one step (no fan held); Inputs::held says which applies at each step.
+struct Linear {
+  std::size_t n = 0;
+  std::size_t devices = 0;
+  std::vector<Dynamics> dyn;
+  std::optional<std::size_t> held_fan;  // the held fan's device index
   Eigen::VectorXd t0;
   std::vector<std::size_t> skin;
   std::vector<std::vector<double>> power_w, performance;  // per device, per level
 };
 
-Linear linearise(const ModelSpec& spec) {
+Dynamics dynamics_of(const ModelSpec& spec) {
   const ThermalModel model(spec);
   const auto m = model.step_matrices();
-  Linear lin;
   const auto n = static_cast<Eigen::Index>(m.nodes);
-  lin.n = m.nodes;
-  lin.devices = spec.devices.size();
-  lin.ad.resize(n, n);
+  Dynamics dyn{Eigen::MatrixXd(n, n), Eigen::VectorXd(n), {}, {}};
   Eigen::MatrixXd bp(n, n);
-  lin.ba.resize(n);
-  lin.t0.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < n; ++j) {
-      lin.ad(i, j) = m.ad[static_cast<std::size_t>(i * n + j)];
+      dyn.ad(i, j) = m.ad[static_cast<std::size_t>(i * n + j)];
       bp(i, j) = m.bd[static_cast<std::size_t>(i * (n + 1) + j)];
     }
-    lin.ba(i) = m.bd[static_cast<std::size_t>(i * (n + 1) + n)];
-    lin.t0(i) = model.node_c(static_cast<std::size_t>(i));
+    dyn.ba(i) = m.bd[static_cast<std::size_t>(i * (n + 1) + n)];
   }
-  lin.h = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(lin.devices));
+  dyn.h = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(spec.devices.size()));
   Eigen::VectorXd idle = Eigen::VectorXd::Zero(n);
-  for (std::size_t d = 0; d < lin.devices; ++d) {
-    const auto& dev = spec.devices[d];
-    for (const auto& share : dev.heat) {
+  for (std::size_t d = 0; d < spec.devices.size(); ++d)
+    for (const auto& share : spec.devices[d].heat) {
       const auto node = static_cast<Eigen::Index>(*model.node_index(share.node));
-      lin.h.col(static_cast<Eigen::Index>(d)) += share.share * bp.col(node);
-      idle(node) += share.share * dev.idle_w;
+      dyn.h.col(static_cast<Eigen::Index>(d)) += share.share * bp.col(node);
+      idle(node) += share.share * spec.devices[d].idle_w;
     }
+  dyn.idle_in = bp * idle;
+  return dyn;
+}
+
+// `specs`: one model, or one per level of a held fan (the same nodes and
+// devices, detail::hold_fan).
+Linear linearise(const std::vector<ModelSpec>& specs) {
+  const ModelSpec& spec = specs.front();
+  const ThermalModel model(spec);
+  Linear lin;
+  lin.n = spec.nodes.size();
+  lin.devices = spec.devices.size();
+  for (const auto& s : specs) lin.dyn.push_back(dynamics_of(s));
+  lin.t0.resize(static_cast<Eigen::Index>(lin.n));
+  for (std::size_t i = 0; i < lin.n; ++i) lin.t0(static_cast<Eigen::Index>(i)) = model.node_c(i);
+  for (const auto& dev : spec.devices) {
     lin.power_w.push_back(dev.power_w);
     lin.performance.push_back(dev.performance);
   }
-  lin.idle_in = bp * idle;
   for (const auto& s : spec.skin_nodes) lin.skin.push_back(*model.node_index(s));
   return lin;
 }
@@ -84,6 +100,8 @@ struct Inputs {
   std::vector<double> weight;        // per device
   double total_weighted_demand = 0;  // sum_d w_d sum_k demand_d(k)
   detail::FanCredit fan_credit;      // models with fans: bound_fan.h
+  std::vector<std::size_t> held;     // per model step: the held fan's level (else empty)
+  [[nodiscard]] std::size_t dyn(std::uint64_t k) const { return held.empty() ? 0 : held[k]; }
 };
 
 Inputs replay_inputs(const ModelSpec& spec, Workload workload) {
@@ -122,11 +140,12 @@ void forward(const Linear& lin, const Inputs& in, std::uint64_t per_decision, Po
   for (std::uint64_t k = 0; k < in.steps; ++k) {
     while (seg + 1 < in.first.size() && in.first[seg + 1] <= k) ++seg;
     visit(k, t);
-    next.noalias() = lin.ad * t;
-    next += lin.idle_in + lin.ba * in.ambient_c[seg];
+    const Dynamics& dyn = lin.dyn[in.dyn(k)];
+    next.noalias() = dyn.ad * t;
+    next += dyn.idle_in + dyn.ba * in.ambient_c[seg];
     for (std::size_t d = 0; d < lin.devices; ++d) {
       const double w = in.demand[seg * lin.devices + d] * p(d, k / per_decision);
-      if (w != 0.0) next += w * lin.h.col(static_cast<Eigen::Index>(d));
+      if (w != 0.0) next += w * dyn.h.col(static_cast<Eigen::Index>(d));
     }
     in.fan_credit.subtract(k, credit_cursor, next.data());
     t.swap(next);
@@ -184,6 +203,12 @@ class CoarseLp {
     for (std::uint64_t b = 1; b < blocks_; ++b)
       for (const auto s : lin.skin)
         glp_set_col_bnds(prob_.get(), t_col(b, s), GLP_UP, 0.0, limit_c);
+    if (lin.held_fan)  // its level is the schedule's (held at decision-step starts)
+      for (std::uint64_t b = 0; b < blocks_; ++b)
+        for (std::size_t l = 0; l < lin.power_w[*lin.held_fan].size(); ++l) {
+          const double x = l == in.held[b * m_] ? 1.0 : 0.0;
+          glp_set_col_bnds(prob_.get(), x_col(b, *lin.held_fan, l), GLP_FX, x, x);
+        }
     build();
   }
 
@@ -268,6 +293,7 @@ class CoarseLp {
     };
     Eigen::MatrixXd ad_block = Eigen::MatrixXd::Identity(n, n);
     std::uint64_t ad_block_len = 0;
+    std::size_t ad_block_dyn = 0;
     std::size_t seg = 0;
     std::size_t credit_cursor = 0;
     for (std::uint64_t b = 0; b < blocks_; ++b) {
@@ -278,14 +304,16 @@ class CoarseLp {
       Eigen::VectorXd c = Eigen::VectorXd::Zero(n);
       Eigen::MatrixXd g = Eigen::MatrixXd::Zero(n, static_cast<Eigen::Index>(nd));
       std::vector<double> demand_sum(nd, 0.0);
+      // A held fan's level is the same over a block (held from decision-step starts).
+      const Dynamics& dyn = lin_.dyn[in_.dyn(first)];
       for (std::uint64_t k = first; k < end; ++k) {
         while (seg + 1 < in_.first.size() && in_.first[seg + 1] <= k) ++seg;
-        c = lin_.ad * c + lin_.idle_in + lin_.ba * in_.ambient_c[seg];
+        c = dyn.ad * c + dyn.idle_in + dyn.ba * in_.ambient_c[seg];
         in_.fan_credit.subtract(k, credit_cursor, c.data());
-        g = lin_.ad * g;
+        g = dyn.ad * g;
         for (std::size_t d = 0; d < nd; ++d) {
           const double u = in_.demand[seg * nd + d];
-          g.col(static_cast<Eigen::Index>(d)) += u * lin_.h.col(static_cast<Eigen::Index>(d));
+          g.col(static_cast<Eigen::Index>(d)) += u * dyn.h.col(static_cast<Eigen::Index>(d));
           demand_sum[d] += u;
         }
       }
@@ -300,10 +328,11 @@ class CoarseLp {
         for (std::size_t l = 0; l < lin_.power_w[d].size(); ++l) add(row, x_col(b, d, l), 1.0);
       }
       if (b + 1 == blocks_) break;  // the state after the last block is not checked
-      if (ad_block_len != end - first) {
+      if (ad_block_len != end - first || ad_block_dyn != in_.dyn(first)) {
         ad_block = Eigen::MatrixXd::Identity(n, n);
-        for (std::uint64_t k = first; k < end; ++k) ad_block = lin_.ad * ad_block;
+        for (std::uint64_t k = first; k < end; ++k) ad_block = dyn.ad * ad_block;
         ad_block_len = end - first;
+        ad_block_dyn = in_.dyn(first);
       }
       // T[b+1] - ad_block T[b] - sum g p x = c (+ ad_block T0 when b = 0).
       const Eigen::VectorXd rhs = b == 0 ? Eigen::VectorXd(c + ad_block * lin_.t0) : c;
@@ -351,18 +380,21 @@ double dual_bound(const Linear& lin, const Inputs& in, std::uint64_t m, double l
   std::size_t seg = in.first.size() - 1;
   for (std::uint64_t k = in.steps; k-- > 0;) {
     while (in.first[seg] > k) --seg;
+    const Dynamics& dyn = lin.dyn[in.dyn(k)];
     for (std::size_t d = 0; d < nd; ++d) {
       const double u = in.demand[seg * nd + d];
       if (u == 0.0) continue;
-      const double pi = lin.h.col(static_cast<Eigen::Index>(d)).dot(v);
+      const double pi = dyn.h.col(static_cast<Eigen::Index>(d)).dot(v);
       double best = -1e300;
-      for (std::size_t l = 0; l < lin.power_w[d].size(); ++l)
+      for (std::size_t l = 0; l < lin.power_w[d].size(); ++l) {
+        if (lin.held_fan == d && l != in.held[k]) continue;  // the schedule's level only
         best = std::max(best, in.weight[d] * lin.performance[d][l] / in.total_weighted_demand -
                                   lin.power_w[d][l] * pi);
+      }
       value += u * best;
     }
     if (k == 0) break;
-    v = lin.ad.transpose() * v;
+    v = dyn.ad.transpose() * v;
     for (const auto s : lin.skin) v(static_cast<Eigen::Index>(s)) += lambda(k, s);
   }
   return value;
@@ -408,7 +440,56 @@ BoundSchedule schedule_of(const ModelSpec& spec, const Linear& lin, const Inputs
   return out;
 }
 
+// Inputs::held from BoundOptions::fan_schedule; empty on success, else why
+// the schedule cannot be followed.
+std::string hold_levels(const std::vector<BoundOptions::FanHold>& schedule, const Linear& lin,
+                        Millis model_step, Millis decision_step, Inputs& in) {
+  const std::size_t levels = lin.power_w[*lin.held_fan].size();
+  const auto decision_ms = decision_step.count();
+  for (std::size_t i = 0; i < schedule.size(); ++i) {
+    const auto from = schedule[i].from.count();
+    if (i == 0 && from != 0)
+      return fmt::format("the fan schedule must start at 0 s, not {:g} s", from / 1000.0);
+    if (i > 0 && from <= schedule[i - 1].from.count())
+      return fmt::format("the fan schedule's times must increase ({:g} s after {:g} s)",
+                         from / 1000.0, schedule[i - 1].from.count() / 1000.0);
+    if (from % decision_ms != 0)
+      return fmt::format(
+          "the fan schedule's time {:g} s is no whole number of {:g} s decision steps",
+          from / 1000.0, decision_ms / 1000.0);
+    if (schedule[i].level >= levels)
+      return fmt::format("the fan has levels 0..{}, not {}", levels - 1, schedule[i].level);
+  }
+  in.held.resize(in.steps);
+  std::size_t i = 0;
+  for (std::uint64_t k = 0; k < in.steps; ++k) {
+    const auto t_ms = static_cast<std::int64_t>(k) * model_step.count();
+    while (i + 1 < schedule.size() && schedule[i + 1].from.count() <= t_ms) ++i;
+    in.held[k] = schedule[i].level;
+  }
+  return {};
+}
+
 }  // namespace
+
+std::variant<BoundOptions::FanHold, std::string> parse_fan_hold(std::string_view text) {
+  const auto bad = [&] {
+    return fmt::format("'{}': expected S:LEVEL, a time in seconds and a fan level (e.g. 300:2)",
+                       text);
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return bad();
+  const std::string s(text.substr(0, colon));
+  const std::string l(text.substr(colon + 1));
+  char* end = nullptr;
+  const double seconds = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !(seconds >= 0) || seconds > 1e9) return bad();
+  const double ms = seconds * 1000.0;
+  if (std::abs(ms - std::round(ms)) > 1e-6) return bad();
+  if (l.find_first_not_of("0123456789") != std::string::npos || l.size() > 3) return bad();
+  return BoundOptions::FanHold{Millis(static_cast<std::int64_t>(std::round(ms))),
+                               static_cast<std::size_t>(std::stoul(l))};
+}
 
 std::string bound_schedule_csv(const BoundSchedule& schedule) {
   std::string csv = "time_s";
@@ -436,16 +517,28 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   // From the workload's initial state; a model with fans is bounded through
   // its relaxation (bound_fan.cpp).
   const ModelSpec initial = workload.start(model);
-  const bool fans = std::any_of(initial.devices.begin(), initial.devices.end(),
-                                [](const auto& d) { return !d.cooling.empty(); });
-  const Linear lin = linearise(fans ? detail::relax_fans(initial) : initial);
-  if ((lin.ad.array() < -1e-12).any() || (lin.h.array() < -1e-12).any())
-    return std::string(
-        "the model's step matrix has negative entries; the bound needs a "
-        "monotone RC model");
+  const bool held = !options.fan_schedule.empty();
+  const bool fans = !held && std::any_of(initial.devices.begin(), initial.devices.end(),
+                                         [](const auto& d) { return !d.cooling.empty(); });
+  std::vector<ModelSpec> specs{fans ? detail::relax_fans(initial) : initial};
+  std::optional<std::size_t> held_fan;
+  if (held) {
+    auto h = detail::hold_fan(initial);
+    if (auto* e = std::get_if<std::string>(&h)) return *e;
+    held_fan = std::get<detail::HeldFan>(h).device;
+    specs = std::move(std::get<detail::HeldFan>(h).per_level);
+  }
+  Linear lin = linearise(specs);
+  lin.held_fan = held_fan;
+  for (const auto& dyn : lin.dyn)
+    if ((dyn.ad.array() < -1e-12).any() || (dyn.h.array() < -1e-12).any())
+      return std::string(
+          "the model's step matrix has negative entries; the bound needs a "
+          "monotone RC model");
   Inputs in = replay_inputs(model, workload);
   if (in.steps == 0) return std::string("the workload is 0 s long");
   BoundResult r;
+  r.fan_held = held;
   if (fans) {
     auto credit = detail::fan_credit(initial, in.steps, in.first, in.demand, in.ambient_c);
     if (auto* e = std::get_if<std::string>(&credit)) return *e;
@@ -466,12 +559,20 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
     m = static_cast<std::uint64_t>(ms / step_ms);
   }
   r.decision_step = Millis(static_cast<std::int64_t>(m) * step_ms);
+  if (held) {
+    if (auto e = hold_levels(options.fan_schedule, lin, model.time_step, r.decision_step, in);
+        !e.empty())
+      return e;
+  }
 
   std::vector<double> lowest_power;
   for (const auto& p : lin.power_w) lowest_power.push_back(*std::min_element(p.begin(), p.end()));
   r.lowest_peak_skin_c = -1e300;
   forward(
-      lin, in, 1, [&](std::size_t d, std::uint64_t) { return lowest_power[d]; },
+      lin, in, 1,
+      [&](std::size_t d, std::uint64_t k) {
+        return lin.held_fan == d ? lin.power_w[d][in.held[k]] : lowest_power[d];
+      },
       [&](std::uint64_t, const Eigen::VectorXd& t) {
         r.lowest_peak_skin_c = std::max(r.lowest_peak_skin_c, peak_skin(lin, t));
       });

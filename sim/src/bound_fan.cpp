@@ -103,6 +103,25 @@ ModelSpec relax_fans(const ModelSpec& model) {
   return m;
 }
 
+std::variant<HeldFan, std::string> hold_fan(const ModelSpec& model) {
+  HeldFan out;
+  std::size_t fans = 0;
+  for (std::size_t d = 0; d < model.devices.size(); ++d)
+    if (!model.devices[d].cooling.empty()) {
+      out.device = d;
+      ++fans;
+    }
+  if (fans != 1)
+    return "holding the fan to a schedule needs a model with one fan; this one has " +
+           std::to_string(fans);
+  std::vector<std::size_t> level(model.devices.size(), 0);
+  for (std::size_t l = 0; l < model.devices[out.device].power_w.size(); ++l) {
+    level[out.device] = l;
+    out.per_level.push_back(fold(model, level));
+  }
+  return out;
+}
+
 std::variant<FanCredit, std::string> fan_credit(const ModelSpec& model, std::uint64_t steps,
                                                 std::span<const std::uint64_t> first,
                                                 std::span<const double> demand,

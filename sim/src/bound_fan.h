@@ -23,6 +23,16 @@ inline constexpr std::size_t kBoundMaxFanConfigurations = 64;
 // with one level.
 [[nodiscard]] ModelSpec relax_fans(const ModelSpec& model);
 
+// A model with exactly one cooling device (fan) with that fan held at each
+// of its levels (BoundOptions::fan_schedule): per level the model with the
+// level's conductances folded into the nodes' own and no cooling devices
+// left, the fan still a device (its power and performance tables kept).
+struct HeldFan {
+  std::size_t device = 0;            // the fan's index in the model's devices
+  std::vector<ModelSpec> per_level;  // [level]
+};
+[[nodiscard]] std::variant<HeldFan, std::string> hold_fan(const ModelSpec& model);
+
 // The cooling credit that makes the relaxed model a lower bound on every
 // node temperature of the real one at every step, even where a node may be
 // below ambient (where more airflow warms it): per model step k, the n node

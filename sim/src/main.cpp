@@ -325,6 +325,7 @@ int cmd_export(const std::string& rec_path, const std::string& out) {
 struct BoundArgs {
   std::string model, shard, shard_file, schedule;
   std::vector<std::string> workloads;
+  std::vector<std::string> fan_at;  // --fan-at S:LEVEL (BoundOptions::fan_schedule)
   std::optional<double> limit_c, step_s;
   bool quiet = false;
 };
@@ -348,6 +349,11 @@ int cmd_bound(const BoundArgs& a) {
   }
   if (!a.quiet) opts.progress = [](std::string_view line) { std::cerr << line << "\n"; };
   opts.schedule = !a.schedule.empty();
+  for (const auto& f : a.fan_at) {
+    auto hold = parse_fan_hold(f);
+    if (auto* e = std::get_if<std::string>(&hold)) throw Failure("--fan-at " + *e);
+    opts.fan_schedule.push_back(std::get<BoundOptions::FanHold>(hold));
+  }
   if (opts.schedule && workloads.size() != 1)
     throw Failure(fmt::format("bound --schedule: one workload, not {}", workloads.size()));
   if (!a.shard.empty())
@@ -361,6 +367,9 @@ int cmd_bound(const BoundArgs& a) {
     const auto& r = std::get<BoundResult>(res);
     if (!r.feasible) throw Failure(bound_infeasible_message(r, workload.name()));
     std::cout << format_bound_report(r, workload.name(), spec.name, spec.time_step);
+    if (r.fan_held)
+      std::cout << "  fan held to the --fan-at schedule, its noise charged: an upper bound only "
+                   "for controllers whose fan follows that schedule\n";
     if (opts.schedule) {
       if (!r.schedule)
         throw Failure("bound --schedule: " + workload.name() +
@@ -522,6 +531,13 @@ int run_sim(int argc, char** argv) {
   auto* bound_shard = bound_cmd->add_option(
       "--shard", ba.shard, "run only shard K of N (K/N) and write a shard file for `merge`");
   bound_shard->excludes(bound_schedule);
+  bound_cmd
+      ->add_option("--fan-at", ba.fan_at,
+                   "S:LEVEL (repeatable, the first at 0): hold the model's one fan at LEVEL "
+                   "from S seconds on, a whole number of decision steps, its noise charged; the "
+                   "figure then bounds only controllers whose fan follows that schedule (it "
+                   "measures how loose the fan relaxation is)")
+      ->excludes(bound_shard);
   bound_cmd
       ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
       ->needs(bound_shard);

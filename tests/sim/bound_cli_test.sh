@@ -4,8 +4,8 @@
 # skin any schedule reaches; a decision step that is no whole number of
 # model steps is named; a feasible run prints the bound, and --schedule
 # writes the LP's schedule (one row per decision step, powers within each
-# device's range, performance that adds up to the printed figures). Exact
-# messages.
+# device's range, performance that adds up to the printed figures);
+# --fan-at holds a model's fan to a schedule. Exact messages.
 # Usage: bound_cli_test.sh <coolhand-sim> <sim data dir>
 set -euo pipefail
 
@@ -99,6 +99,36 @@ expect_eq "schedule: two workloads message" "coolhand-sim: bound --schedule: one
 
 "$sim" bound --help >"$work/help"
 expect_eq "bound --help" 1 "$(grep -c -- '--limit' "$work/help")"
+expect_eq "bound --help names --fan-at" 1 "$(grep -c -- '--fan-at TEXT' "$work/help")"
+
+# --fan-at: a bad argument, a model without a fan, and gaming-7's fan held
+# off then at full (its note line; the held figure at most the relaxation's).
+set +e
+"$sim" bound -q --fan-at 300 >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "fan-at: bad argument refused" 1 "$rc"
+expect_eq "fan-at: bad argument message" \
+  "coolhand-sim: --fan-at '300': expected S:LEVEL, a time in seconds and a fan level (e.g. 300:2)" \
+  "$(cat "$work/err")"
+set +e
+"$sim" bound -q -w "$work/car.csv" --limit 60 --fan-at 0:0 >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "fan-at: no fan refused" 1 "$rc"
+expect_eq "fan-at: no fan message" \
+  "coolhand-sim: bound: car: holding the fan to a schedule needs a model with one fan; this one has 0" \
+  "$(cat "$work/err")"
+printf 'time_s,cpu,gpu,modem,backlight,charger,ambient_c\n0,1,1,0.5,1,0,30\n120,1,1,0.5,1,0,30\n' >"$work/g7.csv"
+relaxed="$("$sim" bound -q -m "$data/models/gaming-7.yaml" -w "$work/g7.csv" --step 6 |
+  sed -n 's/.*performance bound with skin <= 45.00 °C: \([0-9.]*\).*/\1/p')"
+"$sim" bound -q -m "$data/models/gaming-7.yaml" -w "$work/g7.csv" --step 6 \
+  --fan-at 0:0 --fan-at 60:3 >"$work/out"
+held="$(sed -n 's/.*performance bound with skin <= 45.00 °C: \([0-9.]*\).*/\1/p' "$work/out")"
+expect_eq "fan-at: the held note" 1 "$(grep -c '^  fan held to the --fan-at schedule' "$work/out")"
+expect_eq "fan-at: no relaxation note" 0 "$(grep -c 'fan relaxation' "$work/out")"
+expect_eq "fan-at: held ($held) at most the relaxation ($relaxed), below 1" 1 \
+  "$(awk -v h="$held" -v r="$relaxed" 'BEGIN { print (h != "" && h + 0 <= r + 0 && h + 0 < 1) }')"
 
 [[ "$failures" -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
 echo "bound_cli_test: all passed"

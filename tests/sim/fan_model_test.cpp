@@ -5,12 +5,18 @@
 // needs no workload column; the bound's fan relaxation is at least every
 // fixed schedule's performance and at most its peak skin, also where the
 // node starts below a hot ambient (the credit); and every shipped model
-// loads and runs its ported policy on a bundled workload.
+// loads and runs its ported policy on a bundled workload. Randomly switching
+// (cpu, fan) schedules are below the relaxation too; with the fan held to a
+// schedule (`bound --fan-at`) the bound is at least every schedule that
+// follows it and at most the relaxation.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <random>
 #include <string>
 #include <variant>
 #include <vector>
@@ -149,6 +155,51 @@ struct AmbientStep {
   double ambient_c;
 };
 
+// A run of 300 s whose cpu level is drawn at random every 1-20 s unless
+// `cpu_level` is given, and its fan level too unless `held` gives it for
+// the step's second; while the node is at or above `guard_c` the cpu is at
+// its low level and the fan (unless held) at full, so that many random runs
+// hold a binding limit. Its peak skin
+// at the start of each step and the runner's performance metric (cpu
+// demanded 0.2 with weight 1, the fan 1 with weight 0.5).
+struct RandomRun {
+  double peak_c = -1e9;
+  double performance = 0;
+};
+RandomRun random_run(const ModelSpec& spec, const std::vector<AmbientStep>& ambient,
+                     std::mt19937& rng,
+                     const std::function<std::optional<std::uint32_t>(int)>& held,
+                     std::optional<std::uint32_t> cpu_level = std::nullopt, double guard_c = 1e9) {
+  ThermalModel m(spec);
+  RandomRun out;
+  std::size_t next = 0;
+  std::uint32_t cpu = 0;
+  std::uint32_t fan = 0;
+  int switch_at = 0;
+  double delivered = 0;
+  double demanded = 0;
+  for (int k = 0; k < 3000; ++k) {
+    while (next < ambient.size() && ambient[next].at_s * 10 <= k)
+      m.set_ambient(ambient[next++].ambient_c);
+    if (k == switch_at) {
+      cpu = static_cast<std::uint32_t>(std::uniform_int_distribution<int>(0, 1)(rng));
+      fan = static_cast<std::uint32_t>(std::uniform_int_distribution<int>(0, 2)(rng));
+      switch_at += 10 * std::uniform_int_distribution<int>(1, 20)(rng);
+    }
+    const bool hot = m.node_c(0) >= guard_c;
+    const std::uint32_t cpu_now = cpu_level ? *cpu_level : hot ? 1 : cpu;
+    const std::uint32_t fan_now = held(k / 10).value_or(hot ? 2 : fan);
+    m.set_inputs(std::array{cpu_now, fan_now}, std::array{0.2, 1.0});
+    out.peak_c = std::max(out.peak_c, m.max_skin_c());
+    delivered +=
+        0.2 * spec.devices[0].performance[cpu_now] + 0.5 * spec.devices[1].performance[fan_now];
+    demanded += 0.2 + 0.5;
+    m.step();
+  }
+  out.performance = delivered / demanded;
+  return out;
+}
+
 void check_relaxation(const std::string& initial_c, const std::vector<AmbientStep>& ambient,
                       double limit_c, bool credit_expected) {
   const ModelSpec spec = parse_ok(one_node_yaml(initial_c));
@@ -188,6 +239,22 @@ void check_relaxation(const std::string& initial_c, const std::vector<AmbientSte
       }
     }
   EXPECT_GT(holding, 0);
+  // Schedules that switch both devices at random every 1-20 s, every other
+  // one guarded (random_run) so that some hold a binding limit.
+  std::mt19937 rng(7);
+  int random_holding = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const double guard = limit_c - std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    const auto run = random_run(
+        spec, ambient, rng, [](int) { return std::optional<std::uint32_t>(); }, std::nullopt,
+        trial % 2 == 0 ? guard : 1e9);
+    EXPECT_LE(b.lowest_peak_skin_c, run.peak_c + 1e-9) << "trial " << trial;
+    if (run.peak_c <= o.limit_c) {
+      ++random_holding;
+      EXPECT_LE(run.performance, b.performance_bound + 1e-9) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(random_holding, 0);
 }
 
 TEST(FanBoundTest, RelaxationBoundsEveryFixedScheduleAboveAmbient) {
@@ -198,8 +265,107 @@ TEST(FanBoundTest, RelaxationBoundsEveryFixedScheduleBelowAHotAmbient) {
   check_relaxation("25", {{0, 40.0}}, 42.0, true);
 }
 
+// Where the limit binds even with the fan at full (1 W at most against the
+// 25.8 °C the node reaches at full cpu, full fan), so the relaxation is
+// below 1.
+TEST(FanBoundTest, RelaxationBoundsEveryScheduleWhereTheLimitBinds) {
+  check_relaxation("25", {{0, 25.0}}, 25.7, false);
+}
+
 TEST(FanBoundTest, RelaxationBoundsTheLowestPeakOfAHotRoomLeftEarly) {
   check_relaxation("25", {{0, 40.0}, {60, 20.0}}, 39.0, true);
+}
+
+Workload workload_of(const ModelSpec& spec, const std::vector<AmbientStep>& ambient) {
+  std::string csv = "time_s,cpu,ambient_c\n";
+  for (const auto& a : ambient) csv += fmt::format("{},0.2,{}\n", a.at_s, a.ambient_c);
+  csv += fmt::format("300,0.2,{}\n", ambient.back().ambient_c);
+  auto t = parse_csv(csv, "w.csv");
+  return std::get<Workload>(Workload::bind(std::get<CsvTable>(t), spec));
+}
+
+// The fan held off for 60 s, at level 2 to 180 s, then at level 1: the bound
+// (1 s decision steps) is at least every fixed and random cpu schedule that
+// follows that fan schedule and holds the limit, at most the relaxation
+// less the schedule's noise (what the relaxation does not charge; the node
+// is never below ambient, so the fan at full cools at least as much), in a
+// 25 °C room; in a 40 °C room from 25 °C, at most the relaxation.
+void check_held(const std::vector<AmbientStep>& ambient, double limit_c, bool above_ambient) {
+  const ModelSpec spec = parse_ok(one_node_yaml());
+  const Workload w = workload_of(spec, ambient);
+  BoundOptions o;
+  o.limit_c = limit_c;
+  o.decision_step = Millis(1000);
+  auto relaxed = compute_bound(spec, w, o);
+  ASSERT_TRUE(std::holds_alternative<BoundResult>(relaxed)) << std::get<std::string>(relaxed);
+  o.fan_schedule = {{Millis(0), 0}, {Millis(60000), 2}, {Millis(180000), 1}};
+  const auto level_at = [](int second) {
+    return std::optional<std::uint32_t>(second < 60 ? 0 : second < 180 ? 2 : 1);
+  };
+  auto r = compute_bound(spec, w, o);
+  ASSERT_TRUE(std::holds_alternative<BoundResult>(r)) << std::get<std::string>(r);
+  const auto& b = std::get<BoundResult>(r);
+  ASSERT_TRUE(b.feasible);
+  EXPECT_TRUE(b.fan_held);
+  EXPECT_FALSE(b.fan_relaxation.has_value());
+  const double noise = 0.5 * (0.3 * 120 + 0.1 * 120) / 300 / 0.7;
+  const double relaxation = std::get<BoundResult>(relaxed).performance_bound;
+  EXPECT_LE(b.performance_bound, relaxation - (above_ambient ? noise : 0.0) + 1e-6);
+  std::mt19937 rng(11);
+  int holding = 0;
+  for (int trial = 0; trial < 302; ++trial) {
+    // Trials 0 and 1: the cpu held at level 0 or 1 (a fixed schedule).
+    const double guard = limit_c - std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    const auto run =
+        random_run(spec, ambient, rng, level_at,
+                   trial < 2 ? std::optional(static_cast<std::uint32_t>(trial)) : std::nullopt,
+                   trial % 2 == 0 ? guard : 1e9);
+    if (run.peak_c <= limit_c) {
+      ++holding;
+      EXPECT_LE(run.performance, b.performance_bound + 1e-9) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(holding, 0);
+}
+
+TEST(FanBoundTest, HeldFanScheduleBoundsEveryScheduleFollowingIt) {
+  check_held({{0, 25.0}}, 26.5, true);
+  check_held({{0, 40.0}}, 41.0, false);
+}
+
+TEST(FanBoundTest, HeldFanScheduleErrors) {
+  const ModelSpec spec = parse_ok(one_node_yaml());
+  const Workload w = workload_of(spec, {{0, 25.0}});
+  const auto error = [&](std::vector<BoundOptions::FanHold> schedule, const ModelSpec& m) {
+    BoundOptions o;
+    o.limit_c = 40;
+    o.decision_step = Millis(1000);
+    o.fan_schedule = std::move(schedule);
+    auto r = compute_bound(m, w, o);
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : "no error";
+  };
+  EXPECT_EQ(error({{Millis(1000), 1}}, spec), "the fan schedule must start at 0 s, not 1 s");
+  EXPECT_EQ(error({{Millis(0), 1}, {Millis(0), 2}}, spec),
+            "the fan schedule's times must increase (0 s after 0 s)");
+  EXPECT_EQ(error({{Millis(0), 1}, {Millis(1500), 2}}, spec),
+            "the fan schedule's time 1.5 s is no whole number of 1 s decision steps");
+  EXPECT_EQ(error({{Millis(0), 3}}, spec), "the fan has levels 0..2, not 3");
+  ModelSpec fanless = spec;
+  fanless.devices[1].cooling.clear();
+  fanless.devices[1].heat = {{"n", 1.0}};
+  EXPECT_EQ(error({{Millis(0), 0}}, fanless),
+            "holding the fan to a schedule needs a model with one fan; this one has 0");
+
+  const auto hold = parse_fan_hold("300:2");
+  ASSERT_TRUE(std::holds_alternative<BoundOptions::FanHold>(hold));
+  EXPECT_EQ(std::get<BoundOptions::FanHold>(hold).from, Millis(300000));
+  EXPECT_EQ(std::get<BoundOptions::FanHold>(hold).level, 2U);
+  EXPECT_EQ(std::get<BoundOptions::FanHold>(parse_fan_hold("7.5:0")).from, Millis(7500));
+  for (const char* bad : {"300", ":2", "300:", "3a:1", "-1:0", "1.0001:1", "nan:1", "1:x", "1:-1"})
+    EXPECT_EQ(
+        std::get<std::string>(parse_fan_hold(bad)),
+        fmt::format("'{}': expected S:LEVEL, a time in seconds and a fan level (e.g. 300:2)", bad))
+        << bad;
 }
 
 // The shipped models load, and their ported policies run on the bundled

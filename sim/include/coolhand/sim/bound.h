@@ -59,7 +59,24 @@ struct BoundOptions {
   std::function<void(std::string_view)> progress;
   // Also return the LP's schedule (BoundResult::schedule; `bound --schedule`).
   bool schedule = false;
+  // A model with one fan: hold the fan at `level` from `from` on (ascending,
+  // the first from 0, each a whole number of decision steps; `bound
+  // --fan-at`), its noise charged at every step. The model is then linear
+  // and the bound exact as above, but only for the controllers whose fan
+  // follows this schedule: it is no bound on any other. It measures how
+  // loose the fan relaxation (below) is, never replaces it. Empty: the
+  // relaxation.
+  struct FanHold {
+    Millis from{0};
+    std::size_t level = 0;
+  };
+  std::vector<FanHold> fan_schedule;
 };
+
+// "S:LEVEL" (seconds, a whole number of ms; a level index) as a FanHold, or
+// why not.
+[[nodiscard]] std::variant<BoundOptions::FanHold, std::string> parse_fan_hold(
+    std::string_view text);
 
 // The coarse LP's optimal schedule, one step per decision step, as the LP
 // sees it (levels relaxed to fractions; for a model with fans, the
@@ -101,7 +118,8 @@ struct FanRelaxation {
 
 struct BoundResult {
   double limit_c = 0;
-  std::optional<FanRelaxation> fan_relaxation;  // set for models with fans
+  std::optional<FanRelaxation> fan_relaxation;  // set for models with fans, unless held
+  bool fan_held = false;                        // BoundOptions::fan_schedule was followed
   // Lowest peak skin any schedule reaches: every device at its lowest-power
   // level throughout (exact at every 100 ms step, see above).
   double lowest_peak_skin_c = 0;
