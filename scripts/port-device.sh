@@ -174,7 +174,8 @@ if [[ -z $TOLERANCE ]]; then
   worst_tc=$(awk '$1 == "held-out" && $2 ~ /_tc$/ { for (i = 3; i < NF; ++i) if ($i == "rms" && $(i + 1) > w) w = $(i + 1) }
     END { if (w != "") print w }' "$OUT/fit/fit.out")
   [[ -n $worst_tc ]] || die "fit printed no held-out error for the skin thermocouples"
-  TOLERANCE=$(awk -v e="$worst_tc" 'BEGIN { t = 0.5 - 2 * e; printf "%.3f", t > 0 ? t : 0 }')
+  TOLERANCE=$(awk -v e="$worst_tc" 'BEGIN { t = 0.5 - 2 * e; printf "%.3f", (t > 0 ? t : 0) }')
+  [[ $TOLERANCE =~ ^[0-9]+[.][0-9]+$ ]] || die "cannot derive tune's tolerance from the held-out rms '$worst_tc'"
   say "  tune's tolerance ${TOLERANCE} °C: 0.5 - 2 x ${worst_tc} °C (the skin thermocouples' largest held-out rms)"
 fi
 
