@@ -4,8 +4,9 @@
 # docs/simulator.md, "The port chain"):
 #   1. record: the device's policy runs on the true MODEL (with a lab's
 #      thermocouple on each skin node, configured as policy sensors) over
-#      the 10-minute excitation workload and ordinary use; each run is
-#      written as a coolhandd flight recording (`run --record`);
+#      the 10-minute excitation workload, ordinary use and a hot-cabin
+#      soak (hot-car); each run is written as a coolhandd flight recording
+#      (`run --record`);
 #   2. fit: SKELETON fitted to the recordings (`fit --recording`, each with
 #      the workload that ran as --demand), the thermocouples as reference
 #      skin channels; checked on a trace of a workload the fit never saw;
@@ -16,7 +17,8 @@
 #      (every bundled workload: hot-ambient, hot-car, gaming-hot and
 #      gaming-charging among them) less the workloads whose bound on the
 #      fitted model says no schedule holds the limit, with the policy's
-#      tune: block or, when it has none, the two PIDs' setpoints and gains;
+#      tune: block or, when it has none, the two PIDs' setpoints and gains,
+#      within a tolerance that leaves room for the fit's skin error;
 #      the kernel baselines it must beat run on the true MODEL (the device:
 #      their runs are measurements a vendor makes, as the recordings are);
 #   5. compare: the tuned policy on the TRUE model against the policy as
