@@ -29,7 +29,7 @@
 #   --use W.csv         an ordinary-use workload to record (repeatable;
 #                       default gaming, gaming-hot, gaming-charging, video,
 #                       hot-car: its 40 °C cabin drives the charger and
-#                       backlight to the deep levels ordinary use never
+#                       backlight to throttled levels ordinary use never
 #                       reaches, so the fit can identify their powers)
 #   --validate W.csv    the unseen workload the fit is checked on (default navigation)
 #   --suite W.csv       a tune/compare workload (repeatable; default every bundled one)
