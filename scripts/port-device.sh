@@ -4,9 +4,8 @@
 # docs/simulator.md, "The port chain"):
 #   1. record: the device's policy runs on the true MODEL (with a lab's
 #      thermocouple on each skin node, configured as policy sensors) over
-#      the 10-minute excitation workload, ordinary use and a hot-cabin
-#      soak (hot-car); each run is written as a coolhandd flight recording
-#      (`run --record`);
+#      the 10-minute excitation workload and ordinary use; each run is
+#      written as a coolhandd flight recording (`run --record`);
 #   2. fit: SKELETON fitted to the recordings (`fit --recording`, each with
 #      the workload that ran as --demand), the thermocouples as reference
 #      skin channels; checked on a trace of a workload the fit never saw;
@@ -27,10 +26,11 @@
 #   --sim PATH          coolhand-sim (default: build/sim/coolhand-sim, else on PATH)
 #   --time-budget S     tune's time budget in seconds (default 240)
 #   --use W.csv         an ordinary-use workload to record (repeatable;
-#                       default gaming, gaming-hot, gaming-charging, video,
-#                       hot-car: its 40 °C cabin drives the charger and
-#                       backlight to throttled levels ordinary use never
-#                       reaches, so the fit can identify their powers)
+#                       default gaming, gaming-hot, gaming-charging, video;
+#                       adding hot-car lets the fit identify the charger's
+#                       and backlight's throttled levels, but moved the
+#                       tablet's and UMPC's tunes to worse policies:
+#                       docs/results.md, "gaming-7: the chain's margin")
 #   --validate W.csv    the unseen workload the fit is checked on (default navigation)
 #   --suite W.csv       a tune/compare workload (repeatable; default every bundled one)
 #   --excitation W.csv  the excitation workload (default workloads/excitation/excitation.csv)
@@ -94,7 +94,7 @@ fi
 [[ -x $SIM ]] || die "--sim $SIM: not executable"
 W=$ROOT/sim/data/workloads
 [[ -n $EXCITATION ]] || EXCITATION=$W/excitation/excitation.csv
-((${#USE[@]})) || USE=("$W/gaming.csv" "$W/gaming-hot.csv" "$W/gaming-charging.csv" "$W/video.csv" "$W/hot-car.csv")
+((${#USE[@]})) || USE=("$W/gaming.csv" "$W/gaming-hot.csv" "$W/gaming-charging.csv" "$W/video.csv")
 [[ -n $VALIDATE ]] || VALIDATE=$W/navigation.csv
 if ((${#SUITE[@]} == 0)); then
   for f in "$W"/*.csv; do SUITE+=("$f"); done
@@ -187,7 +187,7 @@ est_args=()
 declare -A est_seen=()
 for wl in "${USE[@]}" "$W/hot-car.csv" "$W/hot-start.csv" "$W/web.csv"; do
   name=$(basename "$wl" .csv)
-  [[ -z ${est_seen[$name]:-} ]] || continue  # hot-car is also a default --use
+  [[ -z ${est_seen[$name]:-} ]] || continue  # e.g. --use hot-car
   est_seen[$name]=1
   "$SIM" run -m "$OUT/fit/model.yaml" -w "$wl" -g step_wise -o "$OUT/est/$name" >/dev/null ||
     die "the fitted model does not run $name"
