@@ -18,7 +18,8 @@
 #      (every bundled workload: hot-ambient, hot-car, gaming-hot and
 #      gaming-charging among them) less the workloads whose bound on the
 #      fitted model says no schedule holds the limit, with the policy's
-#      tune: block or, when it has none, the two PIDs' setpoints and gains;
+#      tune: block or, when it has none, the two PIDs' setpoints and gains,
+#      within a tolerance that leaves room for the fit's skin error;
 #      the kernel baselines it must beat run on the true MODEL (the device:
 #      their runs are measurements a vendor makes, as the recordings are);
 #   5. compare: the tuned policy on the TRUE model against the policy as
@@ -27,7 +28,11 @@
 #   --sim PATH          coolhand-sim (default: build/sim/coolhand-sim, else on PATH)
 #   --time-budget S     tune's time budget in seconds (default 240)
 #   --use W.csv         an ordinary-use workload to record (repeatable;
-#                       default gaming, gaming-hot, gaming-charging, video)
+#                       default gaming, gaming-hot, gaming-charging, video;
+#                       adding hot-car lets the fit identify the charger's
+#                       and backlight's throttled levels, but moved the
+#                       tablet's and UMPC's tunes to worse policies:
+#                       docs/results.md, "gaming-7: the chain's margin")
 #   --validate W.csv    the unseen workload the fit is checked on (default navigation)
 #   --suite W.csv       a tune/compare workload (repeatable; default every bundled one)
 #   --excitation W.csv  the excitation workload (default workloads/excitation/excitation.csv)
@@ -36,6 +41,11 @@
 #                       count its worst run (default 4: on one seed the tuned
 #                       policies rode the tolerance's edge and missed it on
 #                       other seeds; docs/results.md, "Other devices")
+#   --tolerance T       °C over the limit tune allows the candidates on the
+#                       FITTED model (default: compare's 0.5 less the fit's
+#                       skin error, 0.5 - 2 x the largest held-out rms of the
+#                       skin thermocouples; compare judges with 0.5 on the
+#                       true model either way)
 #   -h, --help
 # Writes OUTDIR/{lab,rec,fit,est,tune,compare}/ and OUTDIR/summary.txt.
 # Progress on stderr; any step that fails stops the script with its message.
@@ -54,6 +64,7 @@ VALIDATE=""
 EXCITATION=""
 TUNE_EXTRA=()
 NOISE_SEEDS=4
+TOLERANCE=""
 ARGS=()
 while (($#)); do
   case $1 in
@@ -65,6 +76,7 @@ while (($#)); do
   --validate) VALIDATE=${2:?--validate needs a workload}; shift 2 ;;
   --excitation) EXCITATION=${2:?--excitation needs a workload}; shift 2 ;;
   --noise-seeds) NOISE_SEEDS=${2:?--noise-seeds needs a count}; shift 2 ;;
+  --tolerance) TOLERANCE=${2:?--tolerance needs °C}; shift 2 ;;
   --global | --local) TUNE_EXTRA+=("$1" "${2:?$1 needs a number}"); shift 2 ;;
   --) shift; ARGS+=("$@"); break ;;
   -*) die "unknown option '$1' (see --help)" ;;
@@ -76,6 +88,7 @@ MODEL=${ARGS[0]} SKEL=${ARGS[1]} POLICY=${ARGS[2]} OUT=${ARGS[3]}
 for f in "$MODEL" "$SKEL" "$POLICY"; do [[ -r $f ]] || die "$f: cannot read"; done
 [[ $BUDGET =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--time-budget '$BUDGET': expected seconds"
 [[ $NOISE_SEEDS =~ ^[1-9][0-9]*$ ]] || die "--noise-seeds '$NOISE_SEEDS': expected a count >= 1"
+[[ -z $TOLERANCE || $TOLERANCE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--tolerance '$TOLERANCE': expected °C >= 0"
 if [[ -z $SIM ]]; then
   if [[ -x $ROOT/build/sim/coolhand-sim ]]; then SIM=$ROOT/build/sim/coolhand-sim
   else SIM=$(command -v coolhand-sim) || die "no coolhand-sim (build it or give --sim)"; fi
@@ -153,14 +166,33 @@ for n in $SKIN_NODES; do refs+=(--reference-skin "${n}_tc=$n"); done
   -o "$OUT/fit/model.yaml" --validate "$OUT/rec/validate-$val/trace.csv" \
   >"$OUT/fit/fit.out" 2>"$OUT/fit/fit.err" || { cat "$OUT/fit/fit.err" >&2; die "fit failed"; }
 grep -v 'iteration' "$OUT/fit/fit.err" >&2 || true
+# tune's tolerance on the fitted model: compare's 0.5 °C on the true model
+# less the fitted model's skin error, as the fit measured it on the part of
+# the recordings it did not fit (the thermocouples' held-out rms; 2 x: the
+# peak is one sample of that error, and hot workloads drive the model
+# beyond the recordings, to levels the fit names as not identifiable). Tuned
+# with compare's 0.5 on the fitted model, the chain's policy sits at the
+# tolerance there and crosses it on the device (gaming-7's hot-car, 45.51
+# °C; docs/simulator.md, "The port chain").
+if [[ -z $TOLERANCE ]]; then
+  worst_tc=$(awk '$1 == "held-out" && $2 ~ /_tc$/ { for (i = 3; i < NF; ++i) if ($i == "rms" && $(i + 1) > w) w = $(i + 1) }
+    END { if (w != "") print w }' "$OUT/fit/fit.out")
+  [[ -n $worst_tc ]] || die "fit printed no held-out error for the skin thermocouples"
+  TOLERANCE=$(awk -v e="$worst_tc" 'BEGIN { t = 0.5 - 2 * e; printf "%.3f", (t > 0 ? t : 0) }')
+  [[ $TOLERANCE =~ ^[0-9]+[.][0-9]+$ ]] || die "cannot derive tune's tolerance from the held-out rms '$worst_tc'"
+  say "  tune's tolerance ${TOLERANCE} °C: 0.5 - 2 x ${worst_tc} °C (the skin thermocouples' largest held-out rms)"
+fi
 
 # --- 3. The virtual skin sensors, fitted on the fitted model's traces.
 say "3/5 fitting the skin estimators on the fitted model's traces"
 est_args=()
 # The excitation too: it moves each device (the backlight among them) on
 # its own, without which a brightness input's taps are barely determined.
+declare -A est_seen=()
 for wl in "$EXCITATION" "${USE[@]}" "$W/hot-car.csv" "$W/hot-start.csv" "$W/web.csv"; do
   name=$(basename "$wl" .csv)
+  [[ -z ${est_seen[$name]:-} ]] || continue  # e.g. --use hot-car
+  est_seen[$name]=1
   "$SIM" run -m "$OUT/fit/model.yaml" -w "$wl" -g step_wise -o "$OUT/est/$name" >/dev/null ||
     die "the fitted model does not run $name"
   est_args+=(-d "$OUT/est/$name/trace.csv")
@@ -208,7 +240,7 @@ open(out, 'w').write(pt)
 EOF
 
 # --- 4. Tune against the fitted model.
-say "4/5 tuning against the fitted model (budget ${BUDGET} s, noise seeds 1..$NOISE_SEEDS)"
+say "4/5 tuning against the fitted model (budget ${BUDGET} s, noise seeds 1..$NOISE_SEEDS, tolerance $TOLERANCE °C)"
 params=()
 if ! grep -q '^tune:' "$OUT/tune/start.yaml"; then
   for c in skin_pid_cpu skin_pid_gpu; do
@@ -242,7 +274,7 @@ done
 # (docs/simulator.md, "The port chain").
 "$SIM" tune -p "$OUT/tune/start.yaml" -m "$OUT/fit/model.yaml" --baselines-model "$MODEL" \
   "${tune_args[@]}" "${params[@]}" \
-  "${TUNE_EXTRA[@]}" --noise-seeds "$NOISE_SEEDS" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
+  "${TUNE_EXTRA[@]}" --noise-seeds "$NOISE_SEEDS" --tolerance "$TOLERANCE" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
   die "tune failed"
 cat "$OUT/tune/tune.out" >&2
 
@@ -259,6 +291,7 @@ say "5/5 comparing on the true model $(basename "$MODEL")"
   grep -E '^  (held-out|skin node|node  )' "$OUT/fit/fit.out" || true
   echo "skin estimators (fitted model's traces; on $val of the true model):"
   grep -E '^  estimator' "$OUT/est/fit.out" || true
+  echo "tune's tolerance on the fitted model: $TOLERANCE °C"
   echo "compare on the true model:"
   cat "$OUT/compare/compare.out"
   echo "chain wall time: $((SECONDS - started)) s"
