@@ -2,6 +2,7 @@
 // and the controller that runs it in the closed loop.
 #include "coolhand/sim/policy_loop.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "coolhand/sim/runner.h"
@@ -67,15 +68,18 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
   }
   const auto& spec = compiled.engine->spec();
   auto ports = std::make_unique<Ports>();
+  const auto model_device = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (std::size_t m = 0; m < devices.size(); ++m)
+      if (devices[m].first == name) return m;
+    return std::nullopt;
+  };
   std::vector<policy::SensorId> slots;
   for (std::size_t i = 0; i < spec.sensors.size(); ++i) {
     if (spec.sensors[i].kind != policy::SensorSpec::Kind::physical) continue;
     if (spec.sensors[i].quantity == policy::SensorSpec::Quantity::brightness) {
       const auto src = policy.sources.find(spec.sensors[i].name);
       const std::string device = src != policy.sources.end() ? src->second.name : "";
-      std::optional<std::size_t> dev;
-      for (std::size_t m = 0; m < devices.size(); ++m)
-        if (devices[m].first == device) dev = m;
+      const auto dev = model_device(device);
       if (!dev)
         return "policy brightness sensor '" + spec.sensors[i].name + "' reads backlight '" +
                device + "', but the model has no device of that name";
@@ -97,9 +101,7 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
     ports->feed.push_back(named != feed.per_sensor.end() ? named->second : feed.delivery);
   }
   for (const auto& d : spec.devices) {
-    std::optional<std::size_t> found;
-    for (std::size_t m = 0; m < devices.size(); ++m)
-      if (devices[m].first == d.name) found = m;
+    const auto found = model_device(d.name);
     if (!found) return "policy device '" + d.name + "' has no device of that name in the model";
     if (d.max_level != devices[*found].second)
       return "policy device '" + d.name + "' has max_level " + std::to_string(d.max_level) +
@@ -133,6 +135,11 @@ std::variant<std::unique_ptr<PolicyLoop>, std::string> PolicyLoop::create(
   auto made = create(policy, sensors, devices, feed, record);
   if (auto* err = std::get_if<std::string>(&made)) *err += " '" + model.name + "'";
   return made;
+}
+
+bool PolicyLoop::reads_brightness() const {
+  const auto& b = ports_->brightness_slot;
+  return std::find(b.begin(), b.end(), true) != b.end();
 }
 
 void PolicyLoop::advance(Time now, std::span<const SensorOutput> outputs,
@@ -181,19 +188,26 @@ namespace {
 class LoopController final : public Controller {
  public:
   LoopController(std::unique_ptr<PolicyLoop> loop, std::string name)
-      : loop_(std::move(loop)), name_(std::move(name)) {}
+      : loop_(std::move(loop)),
+        reads_brightness_(loop_->reads_brightness()),
+        name_(std::move(name)) {}
   std::string name() const override { return name_; }
   std::uint64_t decisions() const override { return loop_->steps(); }
+  // The devices' brightness is worked out each model step only for a policy
+  // that reads one (as advance() documents: empty otherwise).
   void control(const ThermalModel& model, std::span<std::uint32_t> levels) override {
-    const auto& devices = model.spec().devices;
-    brightness_.resize(devices.size());
-    for (std::size_t d = 0; d < devices.size(); ++d)
-      brightness_[d] = devices[d].brightness(model.level(d), model.demand(d));
+    if (reads_brightness_) {
+      const auto& devices = model.spec().devices;
+      brightness_.resize(devices.size());
+      for (std::size_t d = 0; d < devices.size(); ++d)
+        brightness_[d] = devices[d].brightness(model.level(d), model.demand(d));
+    }
     loop_->advance(model.now(), model.sensor_outputs(), levels, brightness_);
   }
 
  private:
   std::unique_ptr<PolicyLoop> loop_;
+  bool reads_brightness_;
   std::vector<double> brightness_;  // by model device, this step's
   std::string name_;
 };

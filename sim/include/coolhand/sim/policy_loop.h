@@ -89,6 +89,9 @@ class PolicyLoop {
   }
   // Engine steps so far.
   [[nodiscard]] std::uint64_t steps() const { return loop().counters().steps; }
+  // Whether the policy has a brightness sensor, i.e. whether advance()
+  // needs its `brightness`.
+  [[nodiscard]] bool reads_brightness() const;
 
  private:
   struct Ports;
