@@ -22,6 +22,7 @@
 #include "coolhand/sim/fit.h"
 #include "coolhand/sim/fit_recording.h"
 #include "coolhand/sim/output.h"
+#include "fit_skin_inputs.h"
 
 namespace coolhand::sim {
 
@@ -111,16 +112,6 @@ void print_errors(const char* what, const std::vector<SensorError>& errors) {
     if (e.samples > 0)
       std::cout << fmt::format("  {:<9} {:<20} rms {:.3f} °C  worst {:.3f} °C  ({} samples)\n",
                                what, e.name, e.rms_c, e.max_abs_c, e.samples);
-}
-
-std::string default_inputs(const ModelSpec& spec, std::vector<std::string>& inputs) {
-  std::string list;
-  for (const auto& s : spec.sensors)
-    if (s.period.count() >= 1000) {
-      inputs.push_back(s.name);
-      list += (list.empty() ? "" : ", ") + s.name;
-    }
-  return list;
 }
 
 // Each validation trace: the fitted model open loop on its inputs against
@@ -276,12 +267,19 @@ int run_fit(const FitArgs& a) {
     sopt.holdout = a.holdout;
     sopt.hot_c = skeleton.spec.skin_limit_c - 7.0;
     sopt.inputs = a.skin_inputs;
-    if (sopt.inputs.empty() && !a.quiet)
-      std::cerr << "coolhand-sim: fit: skin estimator inputs (every sensor sampled at 1 s or "
-                   "slower): "
-                << default_inputs(skeleton.spec, sopt.inputs) << "\n";
-    else if (sopt.inputs.empty())
-      default_inputs(skeleton.spec, sopt.inputs);
+    if (sopt.inputs.empty()) {
+      sopt.inputs = default_skin_inputs(skeleton.spec);
+      if (!a.quiet) {
+        std::string list;
+        for (const auto& s : sopt.inputs) list += (list.empty() ? "" : ", ") + s;
+        std::cerr << "coolhand-sim: fit: skin estimator inputs (one sensor per node): " << list
+                  << "\n";
+      }
+    }
+    std::vector<std::string> lit;
+    for (const auto& b : brightness) lit.push_back(b.device);
+    for (const auto& u : unseen_heat(skeleton.spec, sopt.inputs, lit))
+      std::cerr << "coolhand-sim: fit: warning: " << unseen_heat_warning(u) << "\n";
     std::vector<std::string> names;
     for (const auto& s : skeleton.spec.sensors) names.push_back(s.name);
     if (auto e = add_brightness(data, model, brightness)) throw Failure(e->to_string());
@@ -345,7 +343,8 @@ void add_fit_command(CLI::App& app) {
                 "fit the model without the reference channels (they then only train the "
                 "estimator)");
   cmd->add_option("--skin-inputs", args->skin_inputs,
-                  "sensors the estimator reads (default: every sensor sampled at 1 s or slower)")
+                  "sensors the estimator reads (default: one per node, the finest; a device's "
+                  "heat no input sees is warned about)")
       ->delimiter(',');
   cmd->add_option("--brightness", args->brightness,
                   "SENSOR=DEVICE: the estimator input SENSOR (a policy sensor with source "

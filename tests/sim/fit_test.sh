@@ -75,7 +75,7 @@ done
 # The snippet is a valid policy: paste it and replay the true trace through it.
 {
   printf 'version: 1\nsensors:\n'
-  for s in modem_therm charger_therm skin_therm battery_therm; do
+  for s in soc_therm modem_therm charger_therm skin_therm battery_therm; do
     printf '  %s: {source: {kind: thermal_zone, name: %s}}\n' "$s" "$s"
   done
   cat skin.yaml

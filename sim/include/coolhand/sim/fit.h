@@ -148,8 +148,8 @@ struct FitResult {
 // ------------------------------------------------------- skin estimator --
 
 struct SkinFitOptions {
-  // Sensors, or brightness columns (add_brightness); default: every sensor
-  // with period >= 1 s.
+  // Sensors, or brightness columns (add_brightness); required (`fit`'s
+  // default: default_skin_inputs, sim/src/fit_skin_inputs.h).
   std::vector<std::string> inputs;
   int taps = 15;
   double tap_period_s = 8.0;
