@@ -208,13 +208,28 @@ t=open(sys.argv[1]).read()
 for m in re.finditer(r'^  (\w+):\s*\{?\s*\n?\s*source:\s*\{\s*kind:\s*backlight,\s*name:\s*([\w.-]+)', t, re.M):
     print(m.group(1) + '=' + m.group(2))
 " "$POLICY")
+# The policy's ema sensors ({kind: ema, input: SENSOR, time_constant: T})
+# among front_fir's inputs, as `fit --ema NAME=SENSOR:SECONDS` (FRONT2).
+emas=()
+while read -r e; do [[ -n $e ]] && emas+=(--ema "$e"); done < <(python3 -c "
+import re,sys
+t=open(sys.argv[1]).read()
+m=re.search(r'^\s+front_fir:\s*\n(?:.*\n)*?\s+inputs:\s*\[([^\]]*)\]', t, re.M)
+units={'ms':1e-3,'s':1,'min':60,'h':3600}
+for n in ([x.strip() for x in m.group(1).split(',')] if m else []):
+    b=re.search(r'^  '+re.escape(n)+r':.*\n(?:    .*\n)*', t, re.M)
+    k=b and re.search(r'kind:\s*ema\b', b.group(0))
+    i=b and re.search(r'input:\s*([\w.-]+)', b.group(0))
+    c=b and re.search(r'time_constant:\s*([0-9.]+)\s*(ms|s|min|h)\b', b.group(0))
+    if k and i and c: print(n + '=' + i.group(1) + ':' + repr(float(c.group(1)) * units[c.group(2)]))
+" "$POLICY")
 "$SIM" fit -q --skin-only -s "$OUT/fit/model.yaml" "${est_args[@]}" "${skin_refs[@]}" --step 2 \
   --skin-inputs "$(python3 -c "
 import re,sys
 t=open(sys.argv[1]).read()
 m=re.search(r'^\s+front_fir:\s*\n(?:.*\n)*?\s+inputs:\s*\[([^\]]*)\]', t, re.M)
 print(','.join(x.strip() for x in m.group(1).split(',')) if m else 'skin_therm,battery_therm,charger_therm,modem_therm')
-" "$POLICY")" "${brightness[@]}" --skin-out "$OUT/est/skin.yaml" \
+" "$POLICY")" "${brightness[@]}" "${emas[@]}" --skin-out "$OUT/est/skin.yaml" \
   --validate "$OUT/rec/validate-$val/trace.csv" \
   >"$OUT/est/fit.out" || die "the skin estimator fit failed"
 python3 - "$POLICY" "$OUT/est/skin.yaml" "$OUT/tune/start.yaml" $SKIN_NODES <<'EOF' || die "cannot paste the estimators"

@@ -44,6 +44,8 @@ struct FitArgs {
   bool quiet = false;
   std::vector<std::string> reference_skin;
   std::vector<std::string> skin_inputs;
+  std::vector<std::string> newest_tap_only;
+  std::vector<std::string> ema;         // NAME=INPUT:TAU
   std::vector<std::string> brightness;  // SENSOR=DEVICE
   int taps = 15;
   double tap_period_s = 8.0;
@@ -119,10 +121,13 @@ void print_errors(const char* what, const std::vector<SensorError>& errors) {
 // temperatures; each estimator against its reference.
 void validate(const std::string& file, const ModelSpec& model, bool nodes_too,
               const std::vector<SkinEstimator>& estimators, const FitDataOptions& opt,
-              const std::vector<BrightnessInput>& brightness) {
+              const std::vector<BrightnessInput>& brightness, const std::vector<EmaInput>& emas) {
   std::vector<config::ConfigError> warnings;
   std::vector<FitSegment> one{take(load_fit_csv(file, model, opt, warnings))};
   if (auto e = add_brightness(one, model, brightness)) throw Failure(e->to_string());
+  std::vector<std::string> sensor_names;
+  for (const auto& s : model.sensors) sensor_names.push_back(s.name);
+  if (auto e = add_ema_inputs(one, sensor_names, emas)) throw Failure(e->to_string());
   const FitSegment& seg = one.front();
   const auto nodes = predict_nodes(model, seg);
   std::cout << "validate " << file << " (" << seg.time_s.size() << " points):\n";
@@ -231,6 +236,15 @@ int run_fit(const FitArgs& a) {
       throw Failure("--brightness " + b + ": expected SENSOR=DEVICE");
     brightness.push_back({b.substr(0, eq), b.substr(eq + 1)});
   }
+  std::vector<EmaInput> emas;
+  for (const auto& text : a.ema) {
+    std::string why;
+    const auto e = parse_ema_input(text, why);
+    if (!e) throw Failure(why);
+    emas.push_back(*e);
+  }
+  if (!emas.empty() && a.reference_skin.empty())
+    throw Failure("--ema goes with --reference-skin (it is an input of the estimator)");
   if (!brightness.empty() && a.reference_skin.empty())
     throw Failure("--brightness goes with --reference-skin (it is an input of the estimator)");
   auto data = load_all(a.data, skeleton.spec, dopt);
@@ -276,13 +290,19 @@ int run_fit(const FitArgs& a) {
                   << "\n";
       }
     }
+    sopt.newest_tap_only = newest_tap_only_inputs(skeleton.spec, sopt.inputs, sopt.tap_period_s);
+    for (const auto& n : a.newest_tap_only) sopt.newest_tap_only.push_back(n);
+    for (const auto& e : emas) sopt.newest_tap_only.push_back(e.name);
     std::vector<std::string> lit;
     for (const auto& b : brightness) lit.push_back(b.device);
-    for (const auto& u : unseen_heat(skeleton.spec, sopt.inputs, lit))
+    std::vector<std::string> read = sopt.inputs;  // an ema reads its input's node
+    for (const auto& e : emas) read.push_back(e.input);
+    for (const auto& u : unseen_heat(skeleton.spec, read, lit))
       std::cerr << "coolhand-sim: fit: warning: " << unseen_heat_warning(u) << "\n";
     std::vector<std::string> names;
     for (const auto& s : skeleton.spec.sensors) names.push_back(s.name);
     if (auto e = add_brightness(data, model, brightness)) throw Failure(e->to_string());
+    if (auto e = add_ema_inputs(data, names, emas)) throw Failure(e->to_string());
     estimators = take(fit_skin(data, ref_columns, names, sopt));
     for (const auto& e : estimators)
       std::cout << fmt::format(
@@ -291,7 +311,8 @@ int run_fit(const FitArgs& a) {
     if (auto err = write_text(skin_yaml(estimators), a.skin_out); !err.empty()) throw Failure(err);
     std::cout << "wrote " << a.skin_out << " (paste under a policy's sensors:)\n";
   }
-  for (const auto& v : a.validate) validate(v, model, !a.skin_only, estimators, dopt, brightness);
+  for (const auto& v : a.validate)
+    validate(v, model, !a.skin_only, estimators, dopt, brightness, emas);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!a.quiet) std::cerr << fmt::format("coolhand-sim: fit: done in {:.1f} s\n", wall);
@@ -350,6 +371,14 @@ void add_fit_command(CLI::App& app) {
                   "SENSOR=DEVICE: the estimator input SENSOR (a policy sensor with source "
                   "{kind: backlight}) is model device DEVICE's brightness fraction, from the "
                   "data's levels and demand (repeatable; name SENSOR in --skin-inputs)");
+  cmd->add_option("--newest-tap-only", args->newest_tap_only,
+                  "estimator inputs fitted on their newest tap only (default: the sensors read "
+                  "more than 8 times a tap period, whose older taps the engine cannot hold)")
+      ->delimiter(',');
+  cmd->add_option("--ema", args->ema,
+                  "NAME=INPUT:TAU: the estimator input NAME (a policy sensor of kind ema) is "
+                  "the moving average of sensor INPUT over TAU s; fitted on its newest tap "
+                  "(repeatable; name it in --skin-inputs)");
   cmd->add_option("--taps", args->taps, "fir taps per input")->capture_default_str();
   cmd->add_option("--tap-period", args->tap_period_s, "fir tap period, s")->capture_default_str();
   cmd->add_option("--ridge", args->ridge, "ridge penalty of the estimator fit")

@@ -149,11 +149,22 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       if (!input_series(seg, sensor_names, name))
         return err(seg.name + ": skin input '" + name +
                    "' is neither a sensor of the skeleton nor a brightness (--brightness)");
-  const auto nf = static_cast<Eigen::Index>(options.inputs.size()) * options.taps + 1;
+  // The fitted coefficients: every input's taps, but only the newest of a
+  // newest_tap_only input, then the offset.
+  const auto n_all = static_cast<Eigen::Index>(options.inputs.size()) * options.taps + 1;
+  std::vector<Eigen::Index> active;
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+    const bool newest_only = index_of(options.newest_tap_only, options.inputs[i]).has_value();
+    for (int m = 0; m < (newest_only ? 1 : options.taps); ++m)
+      active.push_back(static_cast<Eigen::Index>(i) * options.taps + m);
+  }
+  active.push_back(n_all - 1);
+  const auto nf = static_cast<Eigen::Index>(active.size());
   std::vector<SkinEstimator> out;
   for (const auto& ref : references) {
     Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(nf, nf);
     Eigen::VectorXd aty = Eigen::VectorXd::Zero(nf);
+    Eigen::VectorXd all(n_all);
     Eigen::VectorXd f(nf);
     std::size_t rows = 0;
     for (const auto& seg : data) {
@@ -170,7 +181,8 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
         const double y = seg.extra_c[*r][k];
         if (std::isnan(y)) continue;  // a recording's reference has gaps
         const double w = y > options.hot_c ? options.hot_weight : 1.0;
-        features(inputs, k, shift, options.taps, f);
+        features(inputs, k, shift, options.taps, all);
+        for (Eigen::Index c = 0; c < nf; ++c) f(c) = all(active[static_cast<std::size_t>(c)]);
         ata.noalias() += (w * w) * f * f.transpose();
         aty += (w * w * y) * f;
         ++rows;
@@ -180,7 +192,9 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       return err(
           fmt::format("{} samples for {} skin-estimator coefficients: record longer", rows, nf));
     for (Eigen::Index c = 0; c + 1 < nf; ++c) ata(c, c) += options.ridge;
-    const Eigen::VectorXd w = ata.ldlt().solve(aty);
+    const Eigen::VectorXd fitted = ata.ldlt().solve(aty);
+    Eigen::VectorXd w = Eigen::VectorXd::Zero(n_all);
+    for (Eigen::Index c = 0; c < nf; ++c) w(active[static_cast<std::size_t>(c)]) = fitted(c);
     SkinEstimator est;
     est.reference = ref;
     std::string base = ref;

@@ -8,6 +8,8 @@
 #include "fit_skin_inputs.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace coolhand::sim {
 
@@ -34,6 +36,68 @@ std::vector<std::string> default_skin_inputs(const ModelSpec& model) {
     if (best) out.push_back(best->name);
   }
   return out;
+}
+
+std::vector<std::string> newest_tap_only_inputs(const ModelSpec& model,
+                                                const std::vector<std::string>& inputs,
+                                                double tap_period_s) {
+  constexpr double kEngineChangesPerTap = 8;  // policies/src/engine.cpp, kFirChangesPerTap
+  std::vector<std::string> out;
+  for (const auto& s : model.sensors) {
+    const double period_s = static_cast<double>(s.period.count()) / 1000.0;
+    if (contains(inputs, s.name) && period_s * kEngineChangesPerTap < tap_period_s)
+      out.push_back(s.name);
+  }
+  return out;
+}
+
+std::optional<EmaInput> parse_ema_input(const std::string& text, std::string& error) {
+  const auto eq = text.find('=');
+  const auto colon = text.rfind(':');
+  error = "--ema " + text + ": expected NAME=INPUT:TAU (TAU in s, > 0)";
+  if (eq == std::string::npos || eq == 0 || colon == std::string::npos || colon < eq + 2 ||
+      colon + 1 == text.size())
+    return std::nullopt;
+  EmaInput e{text.substr(0, eq), text.substr(eq + 1, colon - eq - 1), 0};
+  try {
+    std::size_t used = 0;
+    e.tau_s = std::stod(text.substr(colon + 1), &used);
+    if (used != text.size() - colon - 1 || !std::isfinite(e.tau_s) || e.tau_s <= 0)
+      return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  error.clear();
+  return e;
+}
+
+std::optional<config::ConfigError> add_ema_inputs(std::vector<FitSegment>& data,
+                                                  const std::vector<std::string>& sensor_names,
+                                                  const std::vector<EmaInput>& emas) {
+  for (const auto& e : emas) {
+    const auto it = std::find(sensor_names.begin(), sensor_names.end(), e.input);
+    if (it == sensor_names.end())
+      return config::ConfigError{
+          "--ema " + e.name, 0, 0, {}, "'" + e.input + "' is not a sensor of the model"};
+    const auto s = static_cast<std::size_t>(it - sensor_names.begin());
+    for (auto& seg : data) {
+      if (s >= seg.reading_c.size())
+        return config::ConfigError{seg.name, 0, 0, {}, "no readings of " + e.input};
+      const double keep = std::exp(-seg.step_s / e.tau_s);
+      std::vector<double> y(seg.time_s.size(), std::numeric_limits<double>::quiet_NaN());
+      double held = std::numeric_limits<double>::quiet_NaN();
+      double avg = held;
+      for (std::size_t k = 0; k < y.size(); ++k) {
+        if (!std::isnan(seg.reading_c[s][k])) held = seg.reading_c[s][k];
+        if (std::isnan(held)) continue;
+        avg = std::isnan(avg) ? held : held + (avg - held) * keep;
+        y[k] = avg;
+      }
+      seg.extra_names.push_back(e.name);
+      seg.extra_c.push_back(std::move(y));
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<UnseenHeat> unseen_heat(const ModelSpec& model, const std::vector<std::string>& inputs,

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <variant>
 
 #include "coolhand/sim/fit.h"
@@ -79,10 +81,55 @@ TEST(SkinInputs, NamesTheHeatNoInputSees) {
   EXPECT_TRUE(unseen_heat(model(), {"cpu_therm", "board_therm"}, {"backlight"}).empty());
 }
 
+TEST(SkinInputs, FastSensorsGetTheirNewestTapOnly) {
+  // 10 Hz: 80 readings per 8 s tap, more than the engine's fir keeps.
+  EXPECT_EQ(newest_tap_only_inputs(model(), {"cpu_therm", "board_therm"}, 8.0),
+            (std::vector<std::string>{"cpu_therm"}));
+  EXPECT_TRUE(newest_tap_only_inputs(model(), {"cpu_therm", "board_therm"}, 0.5).empty());
+}
+
+TEST(SkinInputs, EmaParsesAndNamesItsErrors) {
+  std::string why;
+  const auto e = parse_ema_input("soc_slow=cpu_therm:300", why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_EQ(e->name, "soc_slow");
+  EXPECT_EQ(e->input, "cpu_therm");
+  EXPECT_EQ(e->tau_s, 300.0);
+  for (const char* bad :
+       {"soc_slow=cpu_therm", "=cpu_therm:3", "soc_slow=:3", "a=b:0", "a=b:x", "a=b:3s"}) {
+    EXPECT_FALSE(parse_ema_input(bad, why)) << bad;
+    EXPECT_EQ(why, std::string("--ema ") + bad + ": expected NAME=INPUT:TAU (TAU in s, > 0)");
+  }
+  std::vector<FitSegment> data(1);
+  data[0].name = "d";
+  data[0].time_s = {0, 1};
+  data[0].reading_c = {{20, 20}, {20, 20}, {20, 20}};
+  const auto missing =
+      add_ema_inputs(data, {"gpu_therm", "cpu_therm", "board_therm"}, {{"e", "soc_therm", 5}});
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->to_string(), "--ema e: 'soc_therm' is not a sensor of the model");
+}
+
+TEST(SkinInputs, EmaIsTheEnginesAverageFromTheFirstReading) {
+  std::vector<FitSegment> data(1);
+  data[0].step_s = 2.0;
+  data[0].time_s = {0, 2, 4, 6};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  data[0].reading_c = {{nan, 30, nan, 40}};
+  ASSERT_FALSE(add_ema_inputs(data, {"t"}, {{"t_avg", "t", 10}}));
+  ASSERT_EQ(data[0].extra_names, (std::vector<std::string>{"t_avg"}));
+  const auto& y = data[0].extra_c[0];
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_DOUBLE_EQ(y[1], 30);
+  EXPECT_DOUBLE_EQ(y[2], 30);
+  EXPECT_NEAR(y[3], 40 - 10 * std::exp(-0.2), 1e-12);
+}
+
 // Why: the glass over a session whose ambient and CPU load move
 // independently (a car warming, a game started and stopped). From the
-// board thermistor alone the fit confounds the two; with the default
-// inputs (the SoC's sensor too) it separates them.
+// board thermistor alone the fit confounds the two; with the SoC's sensor
+// as the engine can take it (its averages over a minute and five, each on
+// its newest tap) it separates them.
 TEST(SkinInputs, TheHeatedNodesSensorSeparatesLoadFromAmbient) {
   ThermalModel m(model());
   FitSegment seg;
@@ -92,9 +139,8 @@ TEST(SkinInputs, TheHeatedNodesSensorSeparatesLoadFromAmbient) {
   const std::vector<std::uint32_t> levels(2, 0);
   for (int k = 0; k < 5400; ++k) {  // 3 h at 2 s
     const double t = 2.0 * k;
-    m.set_ambient((static_cast<int>(t) / 1700) % 3 == 0   ? 22.0
-                  : (static_cast<int>(t) / 1700) % 3 == 1 ? 34.0
-                                                          : 28.0);
+    const int amb = (static_cast<int>(t) / 1700) % 3;
+    m.set_ambient(amb == 0 ? 22.0 : amb == 1 ? 34.0 : 28.0);
     const std::vector<double> demand = {(static_cast<int>(t) / 1100) % 2 == 0 ? 1.0 : 0.15, 0.8};
     m.set_inputs(levels, demand);
     for (int s = 0; s < 20; ++s) m.step();
@@ -107,18 +153,28 @@ TEST(SkinInputs, TheHeatedNodesSensorSeparatesLoadFromAmbient) {
   seg.reading_c = {soc, soc, board};
   seg.extra_names = {"glass_c"};
   seg.extra_c = {glass};
+  std::vector<FitSegment> data{seg};
   const std::vector<std::string> names = {"gpu_therm", "cpu_therm", "board_therm"};
+  ASSERT_FALSE(
+      add_ema_inputs(data, names, {{"soc_fast", "cpu_therm", 60}, {"soc_slow", "cpu_therm", 300}}));
   SkinFitOptions opt;
   opt.inputs = {"board_therm"};
-  const auto alone = fit_skin({seg}, {"glass_c"}, names, opt);
-  opt.inputs = default_skin_inputs(model());
-  const auto with = fit_skin({seg}, {"glass_c"}, names, opt);
+  const auto alone = fit_skin(data, {"glass_c"}, names, opt);
+  opt.inputs = {"board_therm", "soc_fast", "soc_slow"};
+  opt.newest_tap_only = {"soc_fast", "soc_slow"};
+  const auto with = fit_skin(data, {"glass_c"}, names, opt);
   ASSERT_TRUE((std::holds_alternative<std::vector<SkinEstimator>>(alone)));
   ASSERT_TRUE((std::holds_alternative<std::vector<SkinEstimator>>(with)));
   const auto& a = std::get<std::vector<SkinEstimator>>(alone).front();
   const auto& w = std::get<std::vector<SkinEstimator>>(with).front();
   EXPECT_GT(a.held_out.rms_c, 0.3);
   EXPECT_LT(w.held_out.rms_c, a.held_out.rms_c / 3) << a.held_out.rms_c;
+  // The averages' older taps are written as 0 (the engine could not hold them).
+  ASSERT_EQ(w.weights.size(), 3U);
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_NE(w.weights[i][0], 0.0);
+    for (std::size_t k = 1; k < w.weights[i].size(); ++k) EXPECT_EQ(w.weights[i][k], 0.0);
+  }
 }
 
 }  // namespace

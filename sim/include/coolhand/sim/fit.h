@@ -152,6 +152,9 @@ struct SkinFitOptions {
   // default: default_skin_inputs, sim/src/fit_skin_inputs.h).
   std::vector<std::string> inputs;
   int taps = 15;
+  // Inputs fitted on their newest tap only (the others written as 0): a
+  // sensor read faster than the engine's fir history keeps (fit_skin_inputs.h).
+  std::vector<std::string> newest_tap_only;
   double tap_period_s = 8.0;
   double ridge = 1.0;
   double hot_c = 38.0;  // samples whose reference is above this count hot_weight times
