@@ -237,6 +237,7 @@ int run_fit(const FitArgs& a) {
     brightness.push_back({b.substr(0, eq), b.substr(eq + 1)});
   }
   std::vector<EmaInput> emas;
+  emas.reserve(a.ema.size());
   for (const auto& text : a.ema) {
     std::string why;
     const auto e = parse_ema_input(text, why);
@@ -291,12 +292,18 @@ int run_fit(const FitArgs& a) {
       }
     }
     sopt.newest_tap_only = newest_tap_only_inputs(skeleton.spec, sopt.inputs, sopt.tap_period_s);
-    for (const auto& n : a.newest_tap_only) sopt.newest_tap_only.push_back(n);
-    for (const auto& e : emas) sopt.newest_tap_only.push_back(e.name);
+    sopt.newest_tap_only.insert(sopt.newest_tap_only.end(), a.newest_tap_only.begin(),
+                                a.newest_tap_only.end());
     std::vector<std::string> lit;
+    lit.reserve(brightness.size());
     for (const auto& b : brightness) lit.push_back(b.device);
     std::vector<std::string> read = sopt.inputs;  // an ema reads its input's node
-    for (const auto& e : emas) read.push_back(e.input);
+    read.reserve(read.size() + emas.size());
+    sopt.newest_tap_only.reserve(sopt.newest_tap_only.size() + emas.size());
+    for (const auto& e : emas) {
+      read.push_back(e.input);
+      sopt.newest_tap_only.push_back(e.name);
+    }
     for (const auto& u : unseen_heat(skeleton.spec, read, lit))
       std::cerr << "coolhand-sim: fit: warning: " << unseen_heat_warning(u) << "\n";
     std::vector<std::string> names;

@@ -86,6 +86,26 @@ done
 "$SIM" replay -p policy.yaml -t val/trace.csv -o rep >/dev/null 2>rep.err ||
   { cat rep.err; fail "the estimator snippet is not a valid policy"; }
 
+# The on-die sensor's average as an input (--ema): fitted on its newest tap,
+# the rest written 0, and the snippet with the ema declared is a policy.
+"$SIM" fit -q --skin-only -s fitted.yaml -d est-gaming-hot/trace.csv -d est-video/trace.csv --step 2 \
+  --reference-skin front_skin_c --skin-inputs skin_therm,soc_slow --ema soc_slow=soc_therm:300 \
+  --skin-out ema.yaml >ema.out 2>&1 || { cat ema.out; fail "fit --ema failed"; }
+grep -Eq '^      - \[-?[0-9.]+(, 0\.000000){14}\]  # soc_slow$' ema.yaml ||
+  { cat ema.yaml; fail "--ema: the average's row is not its newest tap alone"; }
+{
+  printf 'version: 1\nsensors:\n'
+  printf '  %s: {source: {kind: thermal_zone, name: %s}}\n' skin_therm skin_therm soc_therm soc_therm
+  printf '  soc_slow: {kind: ema, input: soc_therm, time_constant: 300s}\n'
+  cat ema.yaml
+} >ema-policy.yaml
+"$SIM" replay -p ema-policy.yaml -t val/trace.csv -o rep-ema >/dev/null 2>rep.err ||
+  { cat rep.err; fail "the --ema snippet is not a valid policy"; }
+if "$SIM" fit -q --skin-only -s fitted.yaml -d est-video/trace.csv --reference-skin front_skin_c \
+  --skin-inputs skin_therm,x --ema x=soc_therm:5s 2>ema-bad.err >/dev/null; then fail "--ema 5s accepted"; fi
+grep -q "fit: --ema x=soc_therm:5s: expected NAME=INPUT:TAU (TAU in s, > 0)" ema-bad.err ||
+  { cat ema-bad.err; fail "--ema 5s: no clear error"; }
+
 # 4. Negative checks.
 # Without power_w (no measured power) the scale is undetermined.
 cut -d, -f1-3,5- ex/trace.csv >ex-nopower.csv
