@@ -6,7 +6,9 @@
 // Method: linear least squares with a ridge penalty. Features are each
 // input at now, now - tap_period, ..., now - (taps - 1) tap_period (the
 // engine's fir taps, inputs held between samples; before the recording
-// starts, its first reading), plus a constant. Samples whose reference is
+// starts, its first reading), plus a constant; an input in newest_tap_only
+// (a fast sensor, an ema: sim/src/fit_skin_inputs.h) at now alone, its
+// other taps written as 0. Samples whose reference is
 // above hot_c count hot_weight times, since that is where the estimate
 // decides anything. The ridge penalty λ (not on the constant) keeps the
 // many correlated taps from amplifying sensor noise. Every segment's first
