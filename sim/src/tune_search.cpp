@@ -86,8 +86,7 @@ struct Progress {
     settings.progress(fmt::format(
         "tune: {} {}/{}: best suite performance {:.4f}{}, {:.0f} s used, ~{:.0f} s left", stage,
         done, total, best.suite_performance,
-        best.violation_c > 0 ? fmt::format(" (misses its targets on {} workload(s) by {:.2f})",
-                                           best.workloads_missed, best.violation_c)
+        best.violation_c > 0 ? fmt::format(" (misses its targets by {:.2f})", best.violation_c)
                              : std::string(" (meets every target)"),
         used, left));
   }
@@ -109,23 +108,9 @@ std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& setting
                                  : kMet};
 }
 
-void score_misses(const TuneSettings& settings, TuneEval& e) {
-  e.violation_c = 0;
-  e.workloads_missed = 0;
-  for (std::size_t w = 0; w < e.max_skin_c.size(); ++w) {
-    bool missed = false;
-    for (double miss : target_misses(settings, e, w)) {
-      e.violation_c += std::max(0.0, miss);
-      missed = missed || miss > 0;
-    }
-    if (missed) ++e.workloads_missed;
-  }
-}
-
 bool better(const TuneEval& a, const TuneEval& b) {
   if (a.error.empty() != b.error.empty()) return a.error.empty();
   if (!a.error.empty()) return false;
-  if (a.workloads_missed != b.workloads_missed) return a.workloads_missed < b.workloads_missed;
   if (a.violation_c != b.violation_c) return a.violation_c < b.violation_c;
   return a.suite_performance > b.suite_performance;
 }
@@ -217,10 +202,13 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
     for (std::size_t w = 0; w < nw && out[c].error.empty(); ++w)
       if (!run_errors[c * nw + w].empty()) out[c].error = run_errors[c * nw + w];
     if (!out[c].error.empty()) continue;
-    double perf = 0;
-    for (std::size_t w = 0; w < nw; ++w) perf += out[c].performance[w];
+    double perf = 0, over = 0;
+    for (std::size_t w = 0; w < nw; ++w) {
+      perf += out[c].performance[w];
+      for (double miss : target_misses(settings, out[c], w)) over += std::max(0.0, miss);
+    }
     out[c].suite_performance = nw > 0 ? perf / static_cast<double>(nw) : 0.0;
-    score_misses(settings, out[c]);
+    out[c].violation_c = over;
   }
   return out;
 }
@@ -342,10 +330,6 @@ std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job, const Tun
   if (global.candidates == 0) return std::string("the global stage evaluated no candidate");
   for (std::size_t i = 0; i < global.candidates; ++i)
     if (!global.evals[i]) return fmt::format("global stage: candidate {} was not evaluated", i);
-  // A shard file carries each candidate's runs, not its count of missed
-  // workloads: count them here, where every global stage ends up.
-  for (auto& e : global.evals)
-    if (e->error.empty()) score_misses(settings, *e);
   TuneOutcome out;
   std::size_t best_i = 0;
   for (std::size_t i = 1; i < global.candidates; ++i)

@@ -61,51 +61,6 @@ TEST(TuneTargetsTest, MissesAddUpToTheViolation) {
   EXPECT_NEAR(m[2], 0.01 / kPerformancePerC, 1e-9);
 }
 
-// The port chain's umpc-8-intel tune (docs/results.md, "umpc-8-intel's
-// chain to convergence"): one candidate misses only a peak no candidate
-// meets (hot-car, 0.32 °C over); COBYLA found one 0.01 less in total by
-// missing gaming-hot's °C·s and on-off's performance as well. The search
-// keeps the first: misses on different workloads are not exchanged.
-TEST(TuneTargetsTest, FewerWorkloadsMissedRankBeforeLessViolation) {
-  TuneSettings s;
-  s.targets = {TuneTarget{45.09, 9930.5, std::nullopt, ""},        // hot-car
-               TuneTarget{45.09, 0.0, 0.5368, "power_allocator"},  // gaming-hot
-               TuneTarget{45.09, 0.0, 1.0, "step_wise"}};          // on-off
-  // `one` misses hot-car's peak only.
-  TuneEval one;
-  one.max_skin_c = {45.41, 44.72, 43.05};
-  one.degree_seconds = {443.7, 0.0, 0.0};
-  one.performance = {0.6829, 0.8456, 1.0};
-  one.suite_performance = 0.8428;
-  TuneEval three;  // hot-car less over, gaming-hot and on-off now missed
-  three.max_skin_c = {45.30, 45.03, 42.91};
-  three.degree_seconds = {313.0, 1.2, 0.0};
-  three.performance = {0.6682, 0.8667, 0.9993};
-  three.suite_performance = 0.8447;
-  score_misses(s, one);
-  score_misses(s, three);
-  EXPECT_EQ(one.workloads_missed, 1U);
-  EXPECT_NEAR(one.violation_c, 0.32, 1e-9);
-  EXPECT_EQ(three.workloads_missed, 3U);
-  EXPECT_NEAR(three.violation_c, 0.21 + 1.2 / kDegreeSecondsPerC + 0.0007 / kPerformancePerC, 1e-9);
-  ASSERT_LT(three.violation_c, one.violation_c);  // what the sum alone preferred
-  EXPECT_TRUE(better(one, three));
-  EXPECT_FALSE(better(three, one));
-  // With as many workloads missed, less violation still ranks first.
-  TuneEval closer = one;
-  closer.max_skin_c[0] = 45.35;
-  score_misses(s, closer);
-  EXPECT_EQ(closer.workloads_missed, 1U);
-  EXPECT_TRUE(better(closer, one));
-  // Meeting every target is 0 of each.
-  TuneEval met = one;
-  met.max_skin_c[0] = 45.05;
-  score_misses(s, met);
-  EXPECT_EQ(met.workloads_missed, 0U);
-  EXPECT_EQ(met.violation_c, 0.0);
-  EXPECT_TRUE(better(met, closer));
-}
-
 TEST(TuneTargetsTest, TargetsComeFromTheBaselinesAndTheBoundsFloor) {
   Fixture f;
   const Metrics sw = run_governor(f, Governor::step_wise, 3);

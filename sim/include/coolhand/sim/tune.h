@@ -101,9 +101,6 @@ struct TuneEval {
   // baseline_performance x kPerformancePerC^-1 (see TuneTarget); 0: every
   // target holds.
   double violation_c = 0;
-  // How many workloads miss their target (any part of target_misses > 0);
-  // 0 exactly when violation_c is. `better` ranks by it before violation_c.
-  std::size_t workloads_missed = 0;
   std::string error;  // set when the substituted policy is invalid (never better)
 };
 
@@ -118,17 +115,10 @@ struct TuneSettings;
 [[nodiscard]] std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& settings,
                                                                    const TuneEval& e,
                                                                    std::size_t w);
-// Sets e.violation_c and e.workloads_missed from e's runs and the targets of
-// `settings` (evaluate_candidates does; finish_tune again for merged shards).
-void score_misses(const TuneSettings& settings, TuneEval& e);
 
 // Whether `a` ranks strictly above `b` in the search's order: no error
-// before an error, fewer workloads that miss their target, less violation,
-// then more suite performance. Ties keep the earlier evaluation. Misses on
-// different workloads are not traded: violation_c's scales rank misses, but
-// summed over workloads they let the search buy a smaller miss on a
-// workload no candidate meets with new misses on workloads it had met
-// (docs/simulator.md, "Tuning a policy").
+// before an error, less violation, then more suite performance. Ties keep
+// the earlier evaluation.
 [[nodiscard]] bool better(const TuneEval& a, const TuneEval& b);
 
 // What a candidate must achieve on one workload for `compare` to pass it
