@@ -51,13 +51,6 @@ void check_unique(const YAML::Node& at, std::set<std::string>& seen, const std::
   if (!seen.insert(name).second) fail(at, std::string(what) + ": duplicate name '" + name + "'");
 }
 
-// Largest magnitude of a temperature (ambient, a node's initial, a sensor's
-// offset, a trip's) or hysteresis, °C: the policy language's range (config's
-// kMaxAbsCelsius), well inside MilliC's int32 m°C, whose conversion from a
-// larger double is undefined (a sensor reads ambient, initial temperatures
-// and offsets through it).
-constexpr double kMaxAbsC = 1000.0;
-
 double as_celsius(const YAML::Node& n, std::string_view key, bool allow_negative = true) {
   const double c = allow_negative ? as_double(n, key) : non_negative(n, key);
   if (!(std::abs(c) <= kMaxAbsC)) fail(n, std::string(key) + ": out of range (-1000 to 1000 °C)");
