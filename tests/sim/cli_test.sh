@@ -23,7 +23,7 @@ set -e
 expect_eq "frobnicate --help exit status" 2 "$rc"
 expect_eq "frobnicate --help stdout" "" "$out"
 expect_eq "frobnicate --help stderr" \
-  "coolhand-sim: unknown subcommand 'frobnicate' (one of: run, replay, export, compare, bound, merge, fit, tune; see coolhand-sim --help)" \
+  "coolhand-sim: unknown subcommand 'frobnicate' (one of: run, replay, export, compare, bound, merge, fit, tune, port; see coolhand-sim --help)" \
   "$(cat "$work/err")"
 
 # A known subcommand's --help still works.
