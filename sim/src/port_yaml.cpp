@@ -36,7 +36,7 @@ std::string joined(const std::vector<config::ConfigError>& errors) {
 std::variant<YamlText, std::string> read(NamedText t, const config::detail::DocumentKind& kind) {
   auto in = config::detail::read_yaml(t.text, t.file, kind);
   if (!in.errors.empty()) return joined(in.errors);
-  return YamlText(std::string(t.text), std::string(t.file), std::move(*in.root));
+  return YamlText(std::string(t.text), std::string(t.file), *in.root);
 }
 
 std::variant<ModelSpec, std::string> model_of(NamedText t) {
@@ -210,7 +210,9 @@ std::variant<Pasted, std::string> paste_estimators(
   std::vector<Paste> pastes;
   Pasted out;
   const auto sensors = YamlText::find(pt.root(), "sensors");
-  for (const auto& [sensor, estimator] : pairs) {
+  for (const auto& pair : pairs) {
+    const std::string& sensor = pair.first;
+    const std::string& estimator = pair.second;
     const auto from = YamlText::find(st.root(), estimator);
     if (!from)
       return fmt::format("{}: no estimator '{}' (for the policy's sensor '{}')", st.file(),

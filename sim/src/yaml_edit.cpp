@@ -36,8 +36,8 @@ bool is_comment_or_blank(std::string_view line) {
 
 }  // namespace
 
-YamlText::YamlText(std::string text, std::string file, YAML::Node root)
-    : text_(std::move(text)), file_(std::move(file)), root_(std::move(root)) {
+YamlText::YamlText(std::string text, std::string file, const YAML::Node& root)
+    : text_(std::move(text)), file_(std::move(file)), root_(root) {
   if (text_.starts_with("\xEF\xBB\xBF")) bom_ = 3;
   lines_.push_back(0);
   for (std::size_t i = 0; i < text_.size(); ++i)
@@ -155,7 +155,12 @@ void YamlText::insert_first(const YamlEntry& entry, const std::vector<std::strin
   if (v.Mark().line == entry.key.Mark().line)
     fail(v, "'" + key + "' starts on its key's line: cannot add to it in place");
   const std::string indent(static_cast<std::size_t>(v.Mark().column), ' ');
-  for (const auto& e : entries) text += indent + (v.IsSequence() ? "- " : "") + e + "\n";
+  for (const auto& e : entries) {
+    text += indent;
+    text += v.IsSequence() ? "- " : "";
+    text += e;
+    text += "\n";
+  }
   const std::size_t at = lines_[static_cast<std::size_t>(entry.key.Mark().line) + 1];
   add({at, at, text});
 }

@@ -29,7 +29,7 @@ struct YamlEntry {
 class YamlText {
  public:
   // `root` must be config::detail::read_yaml's tree of `text`.
-  YamlText(std::string text, std::string file, YAML::Node root);
+  YamlText(std::string text, std::string file, const YAML::Node& root);
 
   [[nodiscard]] const YAML::Node& root() const { return root_; }
   [[nodiscard]] const std::string& file() const { return file_; }
