@@ -6,6 +6,7 @@
 //              skin_nodes NODE...
 //              fir SENSOR INPUT,INPUT,...     (each fir sensor of the policy)
 //              brightness SENSOR=DEVICE       (each {kind: backlight} sensor)
+//              ema SENSOR=INPUT:SECONDS       (each {kind: ema} sensor)
 //              controller NAME                (each controller)
 //              tune_block yes|no
 //   lab      writes DIR/model.yaml and DIR/policy.yaml, the lab's copies
@@ -63,6 +64,7 @@ int inspect(const std::string& model_path, const std::string& policy_path) {
   }
   for (const auto& [sensor, device] : f.brightness)
     out += fmt::format("brightness {}={}\n", sensor, device);
+  for (const auto& e : f.emas) out += fmt::format("ema {}={}:{}\n", e.name, e.input, e.tau_s);
   for (const auto& c : f.controllers) out += fmt::format("controller {}\n", c);
   out += fmt::format("tune_block {}\n", f.tune_block ? "yes" : "no");
   std::cout << out;
@@ -115,7 +117,7 @@ void add_port_command(CLI::App& app) {
   auto* insp = port->add_subcommand(
       "inspect",
       "print what the chain needs, a fact a line: skin_nodes NODE..., fir SENSOR INPUTS, "
-      "brightness SENSOR=DEVICE, controller NAME, tune_block yes|no");
+      "brightness SENSOR=DEVICE, ema SENSOR=INPUT:SECONDS, controller NAME, tune_block yes|no");
   insp->add_option("--model,-m", a->model, "model YAML")->required();
   insp->add_option("--policy,-p", a->policy, "policy YAML")->required();
   run_in_callback(*insp, "port inspect: ", [a] { return inspect(a->model, a->policy); });

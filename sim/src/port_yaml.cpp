@@ -140,6 +140,9 @@ std::variant<PortFacts, std::string> port_facts(NamedText model, NamedText polic
   f.skin_nodes = std::get<ModelSpec>(m).skin_nodes;
   for (const auto& s : spec.spec.sensors) {
     if (s.kind == policy::SensorSpec::Kind::fir) f.firs.push_back({s.name, s.inputs});
+    if (s.kind == policy::SensorSpec::Kind::ema && !s.inputs.empty())
+      f.emas.push_back(
+          {s.name, s.inputs[0], static_cast<double>(s.time_constant.count()) / 1000.0});
     const auto src = spec.sources.find(s.name);
     if (src != spec.sources.end() && src->second.kind == config::SensorSource::Kind::backlight)
       f.brightness.emplace_back(s.name, src->second.name);

@@ -97,6 +97,10 @@ TEST(PortYamlTest, FactsComeFromTheParsers) {
   EXPECT_EQ(f.firs[0].inputs, (std::vector<std::string>{"t", "screen"}));
   ASSERT_EQ(f.brightness.size(), 1U);
   EXPECT_EQ(f.brightness[0], (std::pair<std::string, std::string>{"screen", "panel"}));
+  ASSERT_EQ(f.emas.size(), 1U);
+  EXPECT_EQ(f.emas[0].name, "b");
+  EXPECT_EQ(f.emas[0].input, "a_fir");
+  EXPECT_DOUBLE_EQ(f.emas[0].tau_s, 10.0);
   EXPECT_EQ(f.controllers, std::vector<std::string>{"guard"});
   EXPECT_FALSE(f.tune_block);
   const std::string tuned = std::string(kPolicy) + "tune:\n  params: {}\n";

@@ -32,6 +32,14 @@ struct PortFacts {
   // The policy's brightness sensors ({kind: backlight, name: DEVICE}), as
   // (sensor, backlight device), in its order.
   std::vector<std::pair<std::string, std::string>> brightness;
+  // The policy's ema sensors ({kind: ema, input: SENSOR, time_constant: T}),
+  // in its order: an estimator may take one as an input (fit --ema).
+  struct Ema {
+    std::string name;
+    std::string input;
+    double tau_s = 0;
+  };
+  std::vector<Ema> emas;
   std::vector<std::string> controllers;  // the policy's controllers, in its order
   bool tune_block = false;               // whether it has a `tune:` block
 };
