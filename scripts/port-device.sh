@@ -102,45 +102,22 @@ if ((${#SUITE[@]} == 0)); then
   for f in "$W"/*.csv; do SUITE+=("$f"); done
 fi
 for f in "$EXCITATION" "${USE[@]}" "$VALIDATE" "${SUITE[@]}"; do [[ -r $f ]] || die "$f: cannot read"; done
-command -v python3 >/dev/null || die "python3 is needed to edit the lab copies of the model and policy"
 mkdir -p "$OUT"/{lab,rec,fit,est,tune,compare}
 started=$SECONDS
 
-# --- 0. The lab setup: a thermocouple on each skin node, as a sensor of the
-# model and of the policy (which reads but never acts on it), so that the
-# recording carries a reference skin channel; its event windows at 0.1 °C
-# everywhere, so every sensor reports each 0.1 °C it moves.
-SKIN_NODES=$(python3 - "$MODEL" <<'EOF'
-import re, sys
-text = open(sys.argv[1]).read()
-m = re.search(r'^skin:\s*\n(?:\s+#.*\n)*\s+nodes:\s*\[([^\]]*)\]', text, re.M)
-if not m:
-    sys.exit(sys.argv[1] + ": no 'skin: nodes: [...]' line")
-print(' '.join(n.strip() for n in m.group(1).split(',')))
-EOF
-) || die "cannot read the skin nodes of $MODEL"
-python3 - "$MODEL" "$POLICY" "$OUT/lab" $SKIN_NODES <<'EOF' || die "cannot make the lab copies"
-import re, sys
-model, policy, out, nodes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-def insert_after(text, key, lines, what):
-    m = re.search(r'^' + key + r':[ \t]*\n', text, re.M)
-    if not m:
-        sys.exit(f"{what}: no top-level '{key}:'")
-    return text[:m.end()] + ''.join(lines) + text[m.end():]
-mt = open(model).read()
-mt = insert_after(mt, 'sensors', [f"  - {{name: {n}_tc, node: {n}, quantum_c: 0.1, noise_c: 0.05, period_ms: 1000}}\n" for n in nodes], model)
-open(out + '/model.yaml', 'w').write(mt)
-pt = open(policy).read()
-pt = insert_after(pt, 'sensors', [f"  {n}_tc: {{source: {{kind: thermal_zone, name: {n.replace('_', '-')}-tc}}}}\n" for n in nodes], policy)
-if re.search(r'^\s+coarse_granularity_c:', pt, re.M):
-    pt = re.sub(r'^(\s+coarse_granularity_c:)\s*[0-9.]+', r'\1 0.1', pt, flags=re.M)
-elif re.search(r'^sampling:', pt, re.M):
-    pt = insert_after(pt, 'sampling', ["  coarse_granularity_c: 0.1\n"], policy)
-else:
-    pt += "sampling:\n  fine_granularity_c: 0.1\n  coarse_granularity_c: 0.1\n"
-pt = re.sub(r'^(\s+fine_granularity_c:)\s*[0-9.]+', r'\1 0.1', pt, flags=re.M)
-open(out + '/policy.yaml', 'w').write(pt)
-EOF
+# What the chain needs of MODEL and POLICY, read by their own parsers
+# (`coolhand-sim port inspect`: one fact a line).
+FACTS=$("$SIM" port inspect -m "$MODEL" -p "$POLICY") || die "cannot read $MODEL and $POLICY (see above)"
+fact() { sed -n "s/^$1 //p" <<<"$FACTS"; }
+SKIN_NODES=$(fact skin_nodes)
+[[ -n $SKIN_NODES ]] || die "$MODEL: no skin nodes"
+
+# --- 0. The lab setup (`coolhand-sim port lab`): a thermocouple on each
+# skin node, as a sensor of the model and of the policy (which reads but
+# never acts on it), so that the recording carries a reference skin
+# channel; its event windows at 0.1 °C everywhere, so every sensor reports
+# each 0.1 °C it moves. The copies are MODEL and POLICY edited in place.
+"$SIM" port lab -m "$MODEL" -p "$POLICY" -o "$OUT/lab" >/dev/null || die "cannot make the lab copies"
 
 # --- 1. Recordings from the true model.
 say "1/5 recording $(( ${#USE[@]} + 1 )) workload(s) on the true model $(basename "$MODEL")"
@@ -202,68 +179,40 @@ for n in $SKIN_NODES; do skin_refs+=(--reference-skin "${n}_c"); done
 # The policy's brightness sensors ({kind: backlight, name: DEVICE}), which
 # its estimators may take as inputs: each is the model device's brightness.
 brightness=()
-while read -r b; do [[ -n $b ]] && brightness+=(--brightness "$b"); done < <(python3 -c "
-import re,sys
-t=open(sys.argv[1]).read()
-for m in re.finditer(r'^  (\w+):\s*\{?\s*\n?\s*source:\s*\{\s*kind:\s*backlight,\s*name:\s*([\w.-]+)', t, re.M):
-    print(m.group(1) + '=' + m.group(2))
-" "$POLICY")
-# The policy's ema sensors ({kind: ema, input: SENSOR, time_constant: T})
-# among front_fir's inputs, as `fit --ema NAME=SENSOR:SECONDS` (FRONT2).
+while read -r b; do [[ -n $b ]] && brightness+=(--brightness "$b"); done < <(fact brightness)
+# The estimators' inputs: the policy's front_fir's, else the reference's.
+skin_inputs=$(fact fir | sed -n 's/^front_fir //p')
+[[ -n $skin_inputs ]] || skin_inputs=skin_therm,battery_therm,charger_therm,modem_therm
+# The policy's ema sensors among those inputs ({kind: ema, input: SENSOR,
+# time_constant: T}), as `fit --ema NAME=SENSOR:SECONDS`: the fit computes
+# them from their input's trace as the engine would.
 emas=()
-while read -r e; do [[ -n $e ]] && emas+=(--ema "$e"); done < <(python3 -c "
-import re,sys
-t=open(sys.argv[1]).read()
-m=re.search(r'^\s+front_fir:\s*\n(?:.*\n)*?\s+inputs:\s*\[([^\]]*)\]', t, re.M)
-units={'ms':1e-3,'s':1,'min':60,'h':3600}
-for n in ([x.strip() for x in m.group(1).split(',')] if m else []):
-    b=re.search(r'^  '+re.escape(n)+r':.*\n(?:    .*\n)*', t, re.M)
-    k=b and re.search(r'kind:\s*ema\b', b.group(0))
-    i=b and re.search(r'input:\s*([\w.-]+)', b.group(0))
-    c=b and re.search(r'time_constant:\s*([0-9.]+)\s*(ms|s|min|h)\b', b.group(0))
-    if k and i and c: print(n + '=' + i.group(1) + ':' + repr(float(c.group(1)) * units[c.group(2)]))
-" "$POLICY")
+while read -r e; do
+  [[ ",$skin_inputs," == *",${e%%=*},"* ]] && emas+=(--ema "$e")
+done < <(fact ema)
 "$SIM" fit -q --skin-only -s "$OUT/fit/model.yaml" "${est_args[@]}" "${skin_refs[@]}" --step 2 \
-  --skin-inputs "$(python3 -c "
-import re,sys
-t=open(sys.argv[1]).read()
-m=re.search(r'^\s+front_fir:\s*\n(?:.*\n)*?\s+inputs:\s*\[([^\]]*)\]', t, re.M)
-print(','.join(x.strip() for x in m.group(1).split(',')) if m else 'skin_therm,battery_therm,charger_therm,modem_therm')
-" "$POLICY")" "${brightness[@]}" "${emas[@]}" --skin-out "$OUT/est/skin.yaml" \
+  --skin-inputs "$skin_inputs" "${brightness[@]}" "${emas[@]}" --skin-out "$OUT/est/skin.yaml" \
   --validate "$OUT/rec/validate-$val/trace.csv" \
   >"$OUT/est/fit.out" || die "the skin estimator fit failed"
-python3 - "$POLICY" "$OUT/est/skin.yaml" "$OUT/tune/start.yaml" $SKIN_NODES <<'EOF' || die "cannot paste the estimators"
-import re, sys
-policy, snippet, out, nodes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-pt = open(policy).read()
-sn = open(snippet).read()
-# The snippet's blocks by estimator name (<node>_fir), each with its comment line.
-blocks = {}
-for m in re.finditer(r'((?:  #.*\n)*)  (\S+):\n((?:    .*\n)+)', sn):
-    blocks[m.group(2)] = m.group(0)
-for n in nodes:
-    est, target = n + '_fir', re.sub(r'_skin$', '', n) + '_fir'
-    if est not in blocks:
-        continue
-    new = blocks[est].replace('  ' + est + ':', '  ' + target + ':', 1)
-    pat = re.compile(r'^  ' + re.escape(target) + r':\s*\n(?:    .*\n|\s*#.*\n)*', re.M)
-    if not pat.search(pt):
-        print(f"port-device: {policy} has no sensor '{target}': estimator for {n} not pasted", file=sys.stderr)
-        continue
-    pt = pat.sub(lambda _: new, pt, count=1)
-open(out, 'w').write(pt)
-EOF
+# Each skin node's estimator (<node>_fir) in place of the policy's sensor
+# (<node less _skin>_fir: front_skin -> front_fir), edited in place.
+pastes=()
+for n in $SKIN_NODES; do pastes+=(--sensor "${n%_skin}_fir=${n}_fir"); done
+"$SIM" port paste -p "$POLICY" -e "$OUT/est/skin.yaml" "${pastes[@]}" -o "$OUT/tune/start.yaml" \
+  >/dev/null || die "cannot paste the estimators"
 
 # --- 4. Tune against the fitted model.
 say "4/5 tuning against the fitted model (budget ${BUDGET} s, noise seeds 1..$NOISE_SEEDS, tolerance $TOLERANCE °C)"
 params=()
-if ! grep -q '^tune:' "$OUT/tune/start.yaml"; then
+# (The paste changes no controller and no tune: block: POLICY's facts hold.)
+has_controller() { grep -qxF "$1" < <(fact controller); }
+if [[ $(fact tune_block) != yes ]]; then
   for c in skin_pid_cpu skin_pid_gpu; do
-    grep -q "^  $c:" "$OUT/tune/start.yaml" || continue
+    has_controller $c || continue
     params+=(--param "controllers.$c.setpoint_c=-1..0")
   done
-  grep -q '^  skin_pid_cpu:' "$OUT/tune/start.yaml" && params+=(--param controllers.skin_pid_cpu.kp=0.2..2 --param controllers.skin_pid_cpu.ki=0.001..0.03)
-  grep -q '^  skin_pid_gpu:' "$OUT/tune/start.yaml" && params+=(--param controllers.skin_pid_gpu.kp=0.1..1.5 --param controllers.skin_pid_gpu.ki=0.0005..0.02)
+  has_controller skin_pid_cpu && params+=(--param controllers.skin_pid_cpu.kp=0.2..2 --param controllers.skin_pid_cpu.ki=0.001..0.03)
+  has_controller skin_pid_gpu && params+=(--param controllers.skin_pid_gpu.kp=0.1..1.5 --param controllers.skin_pid_gpu.ki=0.0005..0.02)
   ((${#params[@]})) || die "$POLICY has no tune: block and no skin_pid_cpu/skin_pid_gpu to tune"
 fi
 # A workload on which no schedule holds the limit on the fitted model (its

@@ -231,9 +231,7 @@ std::optional<config::ConfigError> add_brightness(std::vector<FitSegment>& data,
                                                   const ModelSpec& model,
                                                   const std::vector<BrightnessInput>& inputs) {
   for (const auto& in : inputs) {
-    std::optional<std::size_t> dev;
-    for (std::size_t d = 0; d < model.devices.size(); ++d)
-      if (model.devices[d].name == in.device) dev = d;
+    const std::optional<std::size_t> dev = device_index(model, in.device);
     if (!dev)
       return err("--brightness " + in.sensor + "=" + in.device + ": the model has no device '" +
                  in.device + "'");

@@ -26,6 +26,7 @@
 
 #include "cmd_fit.h"
 #include "cmd_merge.h"
+#include "cmd_port.h"
 #include "cmd_run_record.h"
 #include "cmd_status.h"
 #include "cmd_tune.h"
@@ -547,6 +548,8 @@ int run_sim(int argc, char** argv) {
   add_fit_command(app);
 
   add_tune_command(app, need_data);
+
+  add_port_command(app);  // the port chain's YAML front end (cmd_port.h)
 
   // CLI11 takes a word that is no subcommand for a stray argument, and
   // `--help` after it would print the main help and exit 0.

@@ -367,8 +367,12 @@ std::optional<std::size_t> find_name(const V& v, std::string_view name) {
 std::optional<std::size_t> ThermalModel::node_index(std::string_view name) const {
   return find_name(impl_->spec.nodes, name);
 }
+std::optional<std::size_t> device_index(const ModelSpec& spec, std::string_view name) {
+  return find_name(spec.devices, name);
+}
+
 std::optional<std::size_t> ThermalModel::device_index(std::string_view name) const {
-  return find_name(impl_->spec.devices, name);
+  return sim::device_index(impl_->spec, name);
 }
 std::optional<std::size_t> ThermalModel::sensor_index(std::string_view name) const {
   return find_name(impl_->spec.sensors, name);

@@ -4,7 +4,6 @@
 // offending key's line and column.
 #include "model_parse.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -50,13 +49,6 @@ void check_unique(const YAML::Node& at, std::set<std::string>& seen, const std::
   if (name.empty()) fail(at, std::string(what) + ": empty name");
   if (!seen.insert(name).second) fail(at, std::string(what) + ": duplicate name '" + name + "'");
 }
-
-// Largest magnitude of a temperature (ambient, a node's initial, a sensor's
-// offset, a trip's) or hysteresis, °C: the policy language's range (config's
-// kMaxAbsCelsius), well inside MilliC's int32 m°C, whose conversion from a
-// larger double is undefined (a sensor reads ambient, initial temperatures
-// and offsets through it).
-constexpr double kMaxAbsC = 1000.0;
 
 double as_celsius(const YAML::Node& n, std::string_view key, bool allow_negative = true) {
   const double c = allow_negative ? as_double(n, key) : non_negative(n, key);
@@ -318,14 +310,14 @@ ModelSpec parse_root(const YAML::Node& root) {
     for (std::size_t c = 0; c < z.cooling.size(); ++c) {
       const auto cn = zn["cooling"][c];
       const auto& map = z.cooling[c];
-      const auto it = std::find_if(m.devices.begin(), m.devices.end(),
-                                   [&](const auto& d) { return d.name == map.device; });
-      if (it == m.devices.end()) fail(cn["device"], "no device named '" + map.device + "'");
+      const auto d = device_index(m, map.device);
+      if (!d) fail(cn["device"], "no device named '" + map.device + "'");
+      const auto max_level = m.devices[*d].max_level();
       const auto lower = map.lower.value_or(0);
-      const auto upper = map.upper.value_or(it->max_level());
-      if (lower > upper || upper > it->max_level())
+      const auto upper = map.upper.value_or(max_level);
+      if (lower > upper || upper > max_level)
         fail(cn, "cooling map: need lower <= upper <= the device's max level (" +
-                     std::to_string(it->max_level()) + ")");
+                     std::to_string(max_level) + ")");
     }
   }
 

@@ -202,10 +202,8 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
       w.column_device_.push_back(-1);
       continue;
     }
-    int found = -1;
-    for (std::size_t d = 0; d < model.devices.size(); ++d)
-      if (model.devices[d].name == col) found = static_cast<int>(d);
-    if (found < 0) {
+    const std::optional<std::size_t> found = device_index(model, col);
+    if (!found) {
       std::vector<std::string> names{"ambient_c"};
       for (const auto& d : model.devices) names.push_back(d.name);
       const auto hint = config::did_you_mean(col, names);
@@ -213,7 +211,7 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
                  "column '" + col + "' is neither a device of model '" + model.name +
                      "' nor ambient_c" + (hint ? " (did you mean '" + *hint + "'?)" : ""));
     }
-    w.column_device_.push_back(found);
+    w.column_device_.push_back(static_cast<int>(*found));
   }
   // Every device needs a column: a device left out would silently sit at
   // zero demand and the run would look like a success.
@@ -244,17 +242,16 @@ std::variant<Workload, config::ConfigError> Workload::bind(CsvTable table, const
       if (w.column_device_[c] >= 0 && (v < 0 || v > 1))
         return err(table.file, table.lines[r],
                    "column '" + table.columns[c + 1] + "': demand must be in [0,1]");
+      if (w.column_device_[c] < 0 && !(std::abs(v) <= kMaxAbsC))
+        return err(table.file, table.lines[r],
+                   fmt::format("column 'ambient_c': {:g} °C is out of range ({:g} to {:g} °C)", v,
+                               -kMaxAbsC, kMaxAbsC));
     }
   for (const auto& d : model.devices) w.weights_.push_back(d.weight);
   for (const auto& [name, weight] : table.weights) {
-    bool known = false;
-    for (std::size_t d = 0; d < model.devices.size(); ++d)
-      if (model.devices[d].name == name) {
-        w.weights_[d] = weight;
-        known = true;
-      }
-    if (!known)
-      return err(table.file, table.weights_line, "weights: no device named '" + name + "'");
+    const std::optional<std::size_t> d = device_index(model, name);
+    if (!d) return err(table.file, table.weights_line, "weights: no device named '" + name + "'");
+    w.weights_[*d] = weight;
   }
   w.demand_.assign(model.devices.size(), 0.0);
   for (std::size_t d = 0; d < model.devices.size(); ++d)

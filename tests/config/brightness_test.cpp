@@ -8,19 +8,14 @@
 
 #include "coolhand/config/device_file.h"
 #include "coolhand/config/policy_file.h"
+#include "policy_test_support.h"
 
 namespace coolhand::config {
 namespace {
 
-using policy::SensorSpec;
+using test_support::errors_of;
 
-std::vector<std::string> errors_of(std::string_view text) {
-  const LoadResult r = parse_policy(text, "p.yaml");
-  EXPECT_EQ(r.document.has_value(), r.errors.empty());
-  std::vector<std::string> out;
-  for (const auto& e : r.errors) out.push_back(e.to_string());
-  return out;
-}
+using policy::SensorSpec;
 
 // A front-glass estimate over a thermistor and the backlight's brightness.
 constexpr std::string_view kSensors =
@@ -38,7 +33,7 @@ constexpr std::string_view kSensors =
     "    tap_period: 8s\n";
 
 std::string with(std::string_view extra) {
-  return std::string(kSensors) + std::string(extra);
+  return test_support::with(kSensors, extra);
 }
 
 TEST(BacklightSource, ParsesIntoABrightnessSensorThatAFirTakes) {

@@ -8,17 +8,12 @@
 #include <string>
 
 #include "coolhand/config/policy_file.h"
+#include "policy_test_support.h"
 
 namespace coolhand::config {
 namespace {
 
-std::vector<std::string> errors_of(std::string_view text) {
-  const LoadResult r = parse_policy(text, "p.yaml");
-  EXPECT_EQ(r.document.has_value(), r.errors.empty());
-  std::vector<std::string> out;
-  for (const auto& e : r.errors) out.push_back(e.to_string());
-  return out;
-}
+using test_support::errors_of;
 
 // A valid base the cases below break in one place each.
 constexpr std::string_view kSensorDevice =
@@ -29,7 +24,7 @@ constexpr std::string_view kSensorDevice =
     "  cpu: {max_level: 3}\n";
 
 std::string with(std::string_view extra) {
-  return std::string(kSensorDevice) + std::string(extra);
+  return test_support::with(kSensorDevice, extra);
 }
 
 struct Case {

@@ -11,9 +11,12 @@
 
 #include "coolhand/config/policy_file.h"
 #include "limit_expr.h"
+#include "policy_test_support.h"
 
 namespace coolhand::config {
 namespace {
+
+using test_support::errors_of;
 
 using detail::NamedLimit;
 using detail::parse_temperature;
@@ -62,14 +65,6 @@ TEST(LimitExpr, ErrorsNameTheTokenAtFault) {
             "expected a plain number of °C (the key says the unit), got '45 + 1'");
 }
 
-std::vector<std::string> errors_of(std::string_view text) {
-  const LoadResult r = parse_policy(text, "p.yaml");
-  EXPECT_EQ(r.document.has_value(), r.errors.empty());
-  std::vector<std::string> out;
-  for (const auto& e : r.errors) out.push_back(e.to_string());
-  return out;
-}
-
 constexpr std::string_view kBase =
     "version: 1\n"
     "limits: {skin_c: 45}\n"
@@ -79,7 +74,7 @@ constexpr std::string_view kBase =
     "  cpu: {max_level: 3, power_mw: [4, 3, 2, 1]}\n";
 
 std::string with(std::string_view extra) {
-  return std::string(kBase) + std::string(extra);
+  return test_support::with(kBase, extra);
 }
 
 TEST(Limits, ResolveEverywhereAnAbsoluteTemperatureIsWritten) {

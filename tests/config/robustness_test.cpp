@@ -8,16 +8,12 @@
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/config/yaml_input.h"
+#include "policy_test_support.h"
 
 namespace coolhand::config {
 namespace {
 
-std::vector<std::string> errors_of(std::string_view text) {
-  const LoadResult r = parse_policy(text, "p.yaml");
-  std::vector<std::string> out;
-  for (const auto& e : r.errors) out.push_back(e.to_string());
-  return out;
-}
+using test_support::errors_of;
 
 TEST(Robustness, DeepFlowNestingIsCut) {
   const std::string text =

@@ -10,6 +10,7 @@
 #include "fake_tree.h"
 #include "parse.h"
 #include "runtime.h"
+#include "runtime_support.h"
 #include "status.h"
 #include "test_hooks.h"
 
@@ -123,24 +124,9 @@ struct BacklightRuntime : ::testing::Test {
     log.capture();
   }
   std::unique_ptr<Runtime> make() {
-    auto r = config::parse_policy(kPolicy, "test.yaml");
-    EXPECT_TRUE(r.document) << (r.errors.empty() ? "" : r.errors.front().to_string());
-    auto rt = Runtime::create(std::move(*r.document), fs, log, {}, &hooks);
-    EXPECT_TRUE(rt) << rt.error().to_string();
-    if (!rt) return nullptr;
-    (*rt)->start(now);
-    return std::move(*rt);
+    return testing::start_runtime(testing::parse_policy_text(kPolicy), fs, log, now, {}, &hooks);
   }
-  void run_for(Runtime& rt, policy::Millis d) {
-    const Time until = now + d;
-    std::optional<Time> wake = rt.tick(now);
-    while (wake && *wake <= until) {
-      now = std::max(now, *wake);
-      wake = rt.tick(now);
-    }
-    now = until;
-    (void)rt.tick(now);
-  }
+  void run_for(Runtime& rt, policy::Millis d) { testing::run_until(rt, now, now + d); }
   std::optional<MilliC> value(const Runtime& rt, const char* name) {
     return rt.engine().sensor_value(*rt.engine().sensor_id(name));
   }

@@ -16,6 +16,7 @@
 #include "coolhand/config/policy_file.h"
 #include "fake_tree.h"
 #include "runtime.h"
+#include "runtime_support.h"
 
 namespace coolhand::daemon {
 namespace {
@@ -115,12 +116,6 @@ TEST(StateFile, OversizedTextIsRejected) {
 
 // -------------------------------------------------------------- store --
 
-config::PolicyDocument parse(const char* text) {
-  auto r = config::parse_policy(text, "test.yaml");
-  EXPECT_TRUE(r.document);
-  return std::move(*r.document);
-}
-
 struct StoreTest : ::testing::Test {
   StoreTest() : fs(tree.root()) {
     tree.thermal_zone(0, "skin-therm", 40000);
@@ -147,7 +142,7 @@ struct StoreTest : ::testing::Test {
   std::unique_ptr<Runtime> bind(OriginalStore& store) {
     RuntimeOptions o;
     o.originals = &store;
-    auto r = Runtime::create(parse(kPolicy), fs, log, o);
+    auto r = Runtime::create(testing::parse_policy_text(kPolicy), fs, log, o);
     EXPECT_TRUE(r) << r.error().to_string();
     return r ? std::move(*r) : nullptr;
   }
@@ -212,13 +207,13 @@ controllers:
   rt->start(now);
   EXPECT_EQ(tree.read_int(kCpu), 400000);
   // A reload that adds the fan, still absent: bound later by hot-plug.
-  ASSERT_TRUE(rt->reload(parse(kWithFan), now));
+  ASSERT_TRUE(rt->reload(testing::parse_policy_text(kWithFan), now));
   tree.cooling_device(0, "Fan", 3, 1);
   rt->resync(now);
   EXPECT_EQ(tree.read_int(kFan), 2);  // the table's level 2 of 3
   EXPECT_EQ(parse_state(state_file()).originals.at(kFan), 1);
   // A reload that drops the fan: restored, then forgotten.
-  ASSERT_TRUE(rt->reload(parse(kPolicy), now));
+  ASSERT_TRUE(rt->reload(testing::parse_policy_text(kPolicy), now));
   EXPECT_EQ(tree.read_int(kFan), 1);
   EXPECT_EQ(parse_state(state_file()).originals.count(kFan), 0U);
   rt->restore_all();

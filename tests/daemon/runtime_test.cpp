@@ -11,6 +11,7 @@
 #include "coolhand/config/policy_file.h"
 #include "dispatch.h"
 #include "fake_tree.h"
+#include "runtime_support.h"
 #include "test_hooks.h"
 
 namespace coolhand::daemon {
@@ -72,14 +73,6 @@ controllers:
       - {up_c: 45, down_c: 43, level: 1}
 )";
 
-config::PolicyDocument parse(const char* text) {
-  auto r = config::parse_policy(text, "test.yaml");
-  std::string errors;
-  for (const auto& e : r.errors) errors += e.to_string() + "\n";
-  EXPECT_TRUE(r.document) << errors;
-  return std::move(*r.document);
-}
-
 struct RuntimeTest : ::testing::Test {
   RuntimeTest() : fs(tree.root()) {
     tree.thermal_zone(0, "skin-therm", 40000);
@@ -91,25 +84,12 @@ struct RuntimeTest : ::testing::Test {
   }
 
   std::unique_ptr<Runtime> make(const char* policy = kPolicy, RuntimeOptions opts = {}) {
-    auto r = Runtime::create(parse(policy), fs, log, opts, &hooks);
-    EXPECT_TRUE(r) << r.error().to_string();
-    if (!r) return nullptr;
-    auto rt = std::move(*r);
-    rt->start(now);
-    return rt;
+    return testing::start_runtime(testing::parse_policy_text(policy), fs, log, now, opts, &hooks);
   }
 
   // Advance the virtual clock through every wake-up the runtime asks for
   // until `until`.
-  void run_until(Runtime& rt, Time until) {
-    std::optional<Time> wake = rt.tick(now);
-    while (wake && *wake <= until) {
-      now = std::max(now, *wake);
-      wake = rt.tick(now);
-    }
-    now = until;
-    (void)rt.tick(now);
-  }
+  void run_until(Runtime& rt, Time until) { testing::run_until(rt, now, until); }
 
   void set_temp(std::int64_t mc) { tree.write(kTemp, mc); }
 
@@ -200,7 +180,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, GarbageTest,
 
 TEST_F(RuntimeTest, MissingRequiredSensorFailsWithAClearMessage) {
   tree.remove("class/thermal/thermal_zone0");
-  auto r = Runtime::create(parse(kPolicy), fs, log, {});
+  auto r = Runtime::create(testing::parse_policy_text(kPolicy), fs, log, {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().reason, CreateError::Reason::missing_hardware);
   EXPECT_NE(r.error().detail.find("sensor skin"), std::string::npos);
@@ -210,7 +190,7 @@ TEST_F(RuntimeTest, MissingRequiredSensorFailsWithAClearMessage) {
 
 TEST_F(RuntimeTest, MissingRequiredDeviceFails) {
   tree.remove("class/thermal/cooling_device0");
-  auto r = Runtime::create(parse(kPolicy), fs, log, {});
+  auto r = Runtime::create(testing::parse_policy_text(kPolicy), fs, log, {});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().detail.find("device fan"), std::string::npos);
 }
@@ -257,7 +237,7 @@ TEST_F(RuntimeTest, ReloadDroppingADeviceRestoresIt) {
   set_temp(51000);
   run_until(*rt, now + Time(11000));
   ASSERT_EQ(tree.read_int(kFan), 2);
-  ASSERT_TRUE(rt->reload(parse(kPolicyNoFan), now));
+  ASSERT_TRUE(rt->reload(testing::parse_policy_text(kPolicyNoFan), now));
   EXPECT_EQ(tree.read_int(kFan), 1);        // original
   EXPECT_EQ(tree.read_int(kCpu), 1200000);  // new policy: level 1 of 2
   EXPECT_EQ(rt->counters().reloads, 1u);
@@ -272,7 +252,7 @@ TEST_F(RuntimeTest, ReloadKeepsTheOriginalFromBeforeTheDaemon) {
   set_temp(51000);
   run_until(*rt, now + Time(11000));
   ASSERT_EQ(tree.read_int(kCpu), 400000);
-  ASSERT_TRUE(rt->reload(parse(kPolicy), now));
+  ASSERT_TRUE(rt->reload(testing::parse_policy_text(kPolicy), now));
   rt->restore_all();
   EXPECT_EQ(tree.read_int(kCpu), 2000000);
   EXPECT_EQ(tree.read_int(kFan), 1);
@@ -285,7 +265,7 @@ TEST_F(RuntimeTest, BadReloadKeepsTheOldPolicy) {
   run_until(*rt, now + Time(11000));
   std::string missing = kPolicy;
   missing.replace(missing.find("name: Fan"), 9, "name: Pump");
-  auto s = rt->reload(parse(missing.c_str()), now);
+  auto s = rt->reload(testing::parse_policy_text(missing.c_str()), now);
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().detail.find("Pump"), std::string::npos);
   EXPECT_EQ(rt->counters().reload_failures, 1u);

@@ -13,6 +13,7 @@
 #include "coolhand/config/policy_file.h"
 #include "fake_tree.h"
 #include "runtime.h"
+#include "runtime_support.h"
 #include "thermal_netlink.h"
 
 namespace coolhand::daemon {
@@ -70,27 +71,10 @@ struct StatusTest : ::testing::Test {
   }
 
   std::unique_ptr<Runtime> make() {
-    auto parsed = config::parse_policy(kPolicy, "test.yaml");
-    EXPECT_TRUE(parsed.document);
-    if (!parsed.document) return nullptr;
-    auto r = Runtime::create(std::move(*parsed.document), fs, log, {});
-    EXPECT_TRUE(r) << r.error().to_string();
-    if (!r) return nullptr;
-    auto rt = std::move(*r);
-    rt->start(now);
-    return rt;
+    return testing::start_runtime(testing::parse_policy_text(kPolicy), fs, log, now);
   }
 
-  void run_for(Runtime& rt, policy::Millis d) {
-    const Time until = now + d;
-    std::optional<Time> wake = rt.tick(now);
-    while (wake && *wake <= until) {
-      now = std::max(now, *wake);
-      wake = rt.tick(now);
-    }
-    now = until;
-    (void)rt.tick(now);
-  }
+  void run_for(Runtime& rt, policy::Millis d) { testing::run_until(rt, now, now + d); }
 
   FakeTree tree;
   FaultySysfs fs;

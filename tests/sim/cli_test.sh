@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # coolhand-sim command-line input honesty (issue 12): an unknown subcommand
-# is an error, a workload without ambient_c warns once, and `compare -p`
+# is an error, a workload without ambient_c warns once, `port` names file,
+# line and column of bad YAML and edits flow style, and `compare -p`
 # without `-g` says the baseline targets were not checked. Exact messages.
 # Usage: cli_test.sh <coolhand-sim> <sim data dir> <policy>
 set -euo pipefail
@@ -23,7 +24,7 @@ set -e
 expect_eq "frobnicate --help exit status" 2 "$rc"
 expect_eq "frobnicate --help stdout" "" "$out"
 expect_eq "frobnicate --help stderr" \
-  "coolhand-sim: unknown subcommand 'frobnicate' (one of: run, replay, export, compare, bound, merge, fit, tune; see coolhand-sim --help)" \
+  "coolhand-sim: unknown subcommand 'frobnicate' (one of: run, replay, export, compare, bound, merge, fit, tune, port; see coolhand-sim --help)" \
   "$(cat "$work/err")"
 
 # A known subcommand's --help still works.
@@ -122,6 +123,31 @@ expect_eq "compare --markdown DIR/x.md -o DIR: overlay.svg" yes \
   --markdown "$work/md/sub/table.md" -o "$work/svg" >/dev/null
 expect_eq "compare --markdown in another new directory" 1 \
   "$(grep -c '^| navigation | step_wise |' "$work/md/sub/table.md")"
+
+# `port` (the port chain's YAML front end): a policy that does not parse is
+# one error naming file, line and column, exit 1; a flow-style policy with
+# comments gets its lab copy.
+printf 'version: 1\nsensors: [\n' >"$work/bad.yaml"
+set +e
+"$sim" port lab -m "$data/models/tablet-10.yaml" -p "$work/bad.yaml" -o "$work" >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "port lab, bad policy: exit status" 1 "$rc"
+expect_eq "port lab, bad policy: message" \
+  "coolhand-sim: port lab: $work/bad.yaml:3:1: end of sequence flow not found" "$(cat "$work/err")"
+cat >"$work/flow.yaml" <<'YAML'
+# a flow-style policy
+version: 1
+sensors: {skin: {source: {kind: thermal_zone, name: skin-therm}}}  # the one sensor
+devices: {cpu: {max_level: 3}}
+controllers: {g: {kind: step_wise, input: skin, devices: [cpu], threshold_c: 45, hysteresis_c: 2, period: 1s}}
+YAML
+"$sim" port lab -m "$data/models/tablet-10.yaml" -p "$work/flow.yaml" -o "$work" >/dev/null
+expect_eq "port lab, flow policy: its sensors" \
+  "sensors: {front_skin_tc: {source: {kind: thermal_zone, name: front-skin-tc}}, back_skin_tc: {source: {kind: thermal_zone, name: back-skin-tc}}, skin: {source: {kind: thermal_zone, name: skin-therm}}}  # the one sensor" \
+  "$(grep '^sensors:' "$work/policy.yaml")"
+expect_eq "port lab, flow policy: sampling added" \
+  "sampling: {fine_granularity_c: 0.1, coarse_granularity_c: 0.1}" "$(tail -n 1 "$work/policy.yaml")"
 
 if ((failures > 0)); then
   echo "$failures check(s) failed"

@@ -125,6 +125,21 @@ TEST(WorkloadInputTest, OneRowIsAnError) {
             "w.csv:2: a workload needs at least two rows: the run ends at the last row's time_s");
 }
 
+// The model's own ambient_c is range-checked (model_parse.cpp, as_celsius);
+// a workload's ambient column is held to the same range, and a value beyond
+// it would overflow the sensors' int32 m°C.
+TEST(WorkloadInputTest, AmbientOutOfRangeNamesLine) {
+  EXPECT_EQ(bind_err("# c\ntime_s,cpu,gpu,ambient_c\n0,1,1,25\n10,1,1,1000.5\n").to_string(),
+            "w.csv:4: column 'ambient_c': 1000.5 °C is out of range (-1000 to 1000 °C)");
+  EXPECT_EQ(bind_err("time_s,ambient_c,cpu,gpu\n0,-1e6,1,1\n10,25,1,1\n").to_string(),
+            "w.csv:2: column 'ambient_c': -1e+06 °C is out of range (-1000 to 1000 °C)");
+  // The range's ends are in it.
+  auto t = parse_csv("time_s,cpu,gpu,ambient_c\n0,1,1,-1000\n10,1,1,1000\n", "w.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
+  EXPECT_TRUE(
+      std::holds_alternative<Workload>(Workload::bind(std::get<CsvTable>(t), small_model())));
+}
+
 TEST(WorkloadInputTest, MistypedColumnSuggestsTheDevice) {
   EXPECT_EQ(bind_err("time_s,cpu,gpuu\n0,1,1\n10,1,1\n").to_string(),
             "w.csv:1: column 'gpuu' is neither a device of model 'm' nor ambient_c (did you mean "

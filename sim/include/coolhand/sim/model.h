@@ -165,6 +165,13 @@ struct KernelZoneSpec {
   std::int32_t integral_cutoff_mc = 0;
 };
 
+// Largest magnitude of a temperature (ambient, a node's initial, a sensor's
+// offset, a trip's) or hysteresis, °C, in a model or a workload's ambient_c:
+// the policy language's range (config's kMaxAbsCelsius), well inside
+// MilliC's int32 m°C, whose conversion from a larger double is undefined (a
+// sensor reads ambient, initial temperatures and offsets through it).
+inline constexpr double kMaxAbsC = 1000.0;
+
 struct ModelSpec {
   std::string name;
   Millis time_step{100};                // integration and control step
@@ -184,6 +191,10 @@ struct ModelSpec {
 [[nodiscard]] std::variant<ModelSpec, config::ConfigError> parse_model(std::string_view text,
                                                                        std::string_view file);
 [[nodiscard]] std::variant<ModelSpec, config::ConfigError> load_model_file(const std::string& path);
+
+// The index in spec.devices of the device named `name` (names are unique:
+// parse_model checks), or nullopt. The one lookup of a model device by name.
+[[nodiscard]] std::optional<std::size_t> device_index(const ModelSpec& spec, std::string_view name);
 
 // Fan configurations (products of the cooling devices' level counts) a
 // model may have; each keeps its own discretised step.
