@@ -367,9 +367,6 @@ int cmd_bound(const BoundArgs& a) {
     const auto& r = std::get<BoundResult>(res);
     if (!r.feasible) throw Failure(bound_infeasible_message(r, workload.name()));
     std::cout << format_bound_report(r, workload.name(), spec.name, spec.time_step);
-    if (r.fan_held)
-      std::cout << "  fan held to the --fan-at schedule, its noise charged: an upper bound only "
-                   "for controllers whose fan follows that schedule\n";
     if (opts.schedule) {
       if (!r.schedule)
         throw Failure("bound --schedule: " + workload.name() +

@@ -126,6 +126,9 @@ relaxed="$("$sim" bound -q -m "$data/models/gaming-7.yaml" -w "$work/g7.csv" --s
   --fan-at 0:0 --fan-at 60:3 >"$work/out"
 held="$(sed -n 's/.*performance bound with skin <= 45.00 °C: \([0-9.]*\).*/\1/p' "$work/out")"
 expect_eq "fan-at: the held note" 1 "$(grep -c '^  fan held to the --fan-at schedule' "$work/out")"
+expect_eq "fan-at: the bound line names the schedule" 1 \
+  "$(grep -c '(no controller whose fan follows the --fan-at schedule can deliver more)$' "$work/out")"
+expect_eq "fan-at: not every controller's bound" 0 "$(grep -c 'no controller can deliver more' "$work/out")"
 expect_eq "fan-at: no relaxation note" 0 "$(grep -c 'fan relaxation' "$work/out")"
 expect_eq "fan-at: held ($held) at most the relaxation ($relaxed), below 1" 1 \
   "$(awk -v h="$held" -v r="$relaxed" 'BEGIN { print (h != "" && h + 0 <= r + 0 && h + 0 < 1) }')"
