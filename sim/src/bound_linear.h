@@ -52,7 +52,7 @@ struct Inputs {
   std::vector<double> ambient_c;     // per segment
   std::vector<double> weight;        // per device
   double total_weighted_demand = 0;  // sum_d w_d sum_k demand_d(k)
-  FanCredit fan_credit;      // models with fans: bound_fan.h
+  FanCredit fan_credit;              // models with fans: bound_fan.h
   std::vector<std::size_t> held;     // per model step: the held fan's level (else empty)
   [[nodiscard]] std::size_t dyn(std::uint64_t k) const { return held.empty() ? 0 : held[k]; }
 };

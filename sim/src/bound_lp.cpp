@@ -42,8 +42,7 @@ CoarseLp::CoarseLp(const Linear& lin, const Inputs& in, std::uint64_t per_decisi
     for (std::size_t i = 0; i < lin.n; ++i)
       glp_set_col_bnds(prob_.get(), t_col(b, i), GLP_FR, 0.0, 0.0);
   for (std::uint64_t b = 1; b < blocks_; ++b)
-    for (const auto s : lin.skin)
-      glp_set_col_bnds(prob_.get(), t_col(b, s), GLP_UP, 0.0, limit_c);
+    for (const auto s : lin.skin) glp_set_col_bnds(prob_.get(), t_col(b, s), GLP_UP, 0.0, limit_c);
   if (lin.held_fan)  // its level is the schedule's (held at decision-step starts)
     for (std::uint64_t b = 0; b < blocks_; ++b)
       for (std::size_t l = 0; l < lin.power_w[*lin.held_fan].size(); ++l) {
@@ -59,14 +58,53 @@ std::string CoarseLp::solve(const std::function<void(std::string_view)>& progres
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = progress ? GLP_MSG_ON : GLP_MSG_OFF;
-  parm.presolve = GLP_ON;
+  parm.presolve = solved_ ? GLP_OFF : GLP_ON;
   parm.out_frq = 5000;  // ms between iteration lines
-  const int rc = glp_simplex(prob_.get(), &parm);
+  int rc = glp_simplex(prob_.get(), &parm);
+  if (rc != 0 && solved_) {  // the warm start failed: from scratch
+    parm.presolve = GLP_ON;
+    rc = glp_simplex(prob_.get(), &parm);
+  }
   glp_term_hook(nullptr, nullptr);
   if (rc != 0) return "GLPK simplex failed (glp_simplex returned " + std::to_string(rc) + ")";
   if (glp_get_status(prob_.get()) != GLP_OPT)
     return "GLPK found no optimum (status " + std::to_string(glp_get_status(prob_.get())) + ")";
+  solved_ = true;
   return {};
+}
+
+void CoarseLp::set_performance_floor(double floor) {
+  if (floor_row_ == 0) {
+    perf_coef_.resize(x_cols_ + 1);
+    std::vector<int> ind{0};
+    std::vector<double> val{0.0};
+    for (std::uint64_t c = 1; c <= x_cols_; ++c) {
+      perf_coef_[c] = glp_get_obj_coef(prob_.get(), static_cast<int>(c));
+      if (perf_coef_[c] == 0.0) continue;
+      ind.push_back(static_cast<int>(c));
+      val.push_back(perf_coef_[c]);
+    }
+    floor_row_ = glp_add_rows(prob_.get(), 1);
+    glp_set_mat_row(prob_.get(), floor_row_, static_cast<int>(ind.size() - 1), ind.data(),
+                    val.data());
+  }
+  glp_set_row_bnds(prob_.get(), floor_row_, GLP_LO, floor * scale_obj(), 0.0);
+}
+
+void CoarseLp::minimise_node(std::uint64_t b, std::size_t i) {
+  if (perf_coef_.empty()) set_performance_floor(-1e9);  // saves the coefficients
+  for (std::uint64_t c = 1; c <= x_cols_; ++c)
+    glp_set_obj_coef(prob_.get(), static_cast<int>(c), 0.0);
+  if (node_col_ != 0) glp_set_obj_coef(prob_.get(), node_col_, 0.0);
+  node_col_ = t_col(b, i);
+  glp_set_obj_coef(prob_.get(), node_col_, -1.0);
+}
+
+void CoarseLp::restore_performance() {
+  if (node_col_ != 0) glp_set_obj_coef(prob_.get(), node_col_, 0.0);
+  node_col_ = 0;
+  for (std::uint64_t c = 1; c < perf_coef_.size(); ++c)
+    glp_set_obj_coef(prob_.get(), static_cast<int>(c), perf_coef_[c]);
 }
 
 void CoarseLp::build() {

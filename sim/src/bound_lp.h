@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bound_linear.h"
 
@@ -31,11 +32,35 @@ class CoarseLp {
     return static_cast<std::uint64_t>(glp_get_num_rows(prob_.get()));
   }
 
-  // Empty on success, else why the solver stopped.
+  // Empty on success, else why the solver stopped. The first solve
+  // presolves; later ones (after the objective or the floor changed) start
+  // from the last optimal basis.
   std::string solve(const std::function<void(std::string_view)>& progress);
 
+  // For the fan bound's boxes (bound_fan_tight.cpp): a row "performance >=
+  // floor" (metric units; added once, then moved), and the objective set to
+  // minimise node i's temperature at the start of decision step b >= 1
+  // instead of maximising performance (restore_performance undoes it).
+  void set_performance_floor(double floor);
+  void minimise_node(std::uint64_t b, std::size_t i);
+  void restore_performance();
+  // After minimise_node: the multiplier (>= 0, °C per °C) of "skin node s
+  // <= limit" at decision step b, and that of the performance floor (°C
+  // per unit of the metric), both for the unscaled objective -T_i.
+  [[nodiscard]] double node_skin_multiplier(std::uint64_t b, std::size_t s) const {
+    return std::max(0.0, glp_get_col_dual(prob_.get(), t_col(b, s)));
+  }
+  [[nodiscard]] double node_floor_multiplier() const {
+    return std::max(0.0, -glp_get_row_dual(prob_.get(), floor_row_)) * scale_obj();
+  }
+  // The decision step's temperature of node i in the last solution, °C.
+  [[nodiscard]] double node_value(std::uint64_t b, std::size_t i) const {
+    return glp_get_col_prim(prob_.get(), t_col(b, i));
+  }
+
   [[nodiscard]] double objective() const { return glp_get_obj_val(prob_.get()) / scale_obj(); }
-  // Multiplier of "skin node s <= limit" at the start of decision step b.
+  // Multiplier of "skin node s <= limit" at the start of decision step b (s a
+  // node index, one of Linear::skin).
   [[nodiscard]] double skin_multiplier(std::uint64_t b, std::size_t s) const {
     return std::max(0.0, glp_get_col_dual(prob_.get(), t_col(b, s))) / scale_obj();
   }
@@ -62,6 +87,10 @@ class CoarseLp {
   std::uint64_t blocks_ = 0;
   std::uint64_t levels_per_block_ = 0;
   std::uint64_t x_cols_ = 0;
+  bool solved_ = false;
+  int floor_row_ = 0;              // 0: no floor row yet
+  std::vector<double> perf_coef_;  // the x columns' objective coefficients
+  int node_col_ = 0;               // minimise_node's column, 0 when none
   // The objective is the performance metric times the number of decision
   // steps, so its coefficients are near 1: as the metric itself they were
   // 1e-4..1e-6, and GLPK (1e-7 reduced-cost tolerance after scaling)

@@ -328,6 +328,9 @@ struct BoundArgs {
   std::vector<std::string> fan_at;  // --fan-at S:LEVEL (BoundOptions::fan_schedule)
   std::optional<double> limit_c, step_s;
   bool quiet = false;
+  std::string fan_bound = "relaxed";  // --fan-bound relaxed|tight
+  std::optional<double> fan_floor;    // --fan-floor V (BoundOptions::FanTight)
+  int fan_rounds = 1;                 // --fan-rounds N
 };
 
 int cmd_bound(const BoundArgs& a) {
@@ -353,6 +356,13 @@ int cmd_bound(const BoundArgs& a) {
     auto hold = parse_fan_hold(f);
     if (auto* e = std::get_if<std::string>(&hold)) throw Failure("--fan-at " + *e);
     opts.fan_schedule.push_back(std::get<BoundOptions::FanHold>(hold));
+  }
+  if (a.fan_bound == "tight") {
+    if (!a.fan_floor || !(*a.fan_floor >= 0) || *a.fan_floor > 1)
+      throw Failure("--fan-bound tight needs --fan-floor V, a performance in [0, 1]");
+    opts.fan_tight = BoundOptions::FanTight{*a.fan_floor, a.fan_rounds};
+  } else if (a.fan_floor) {
+    throw Failure("--fan-floor needs --fan-bound tight");
   }
   if (opts.schedule && workloads.size() != 1)
     throw Failure(fmt::format("bound --schedule: one workload, not {}", workloads.size()));
@@ -535,6 +545,19 @@ int run_sim(int argc, char** argv) {
                    "figure then bounds only controllers whose fan follows that schedule (it "
                    "measures how loose the fan relaxation is)")
       ->excludes(bound_shard);
+  bound_cmd
+      ->add_option("--fan-bound", ba.fan_bound,
+                   "relaxed (default): fans at their strongest cooling, noise dropped; tight: "
+                   "a model with one fan, the per-level dual over state boxes tightened for "
+                   "the runs that deliver >= --fan-floor (slower; docs/simulator.md)")
+      ->check(CLI::IsMember({"relaxed", "tight"}))
+      ->excludes(bound_shard);
+  bound_cmd->add_option("--fan-floor", ba.fan_floor,
+                        "the tight fan bound's performance floor V: the bound is max(V, the "
+                        "dual over boxes valid for runs that reach V), valid for any V");
+  bound_cmd->add_option("--fan-rounds", ba.fan_rounds, "the tight fan bound's tightening rounds")
+      ->check(CLI::Range(1, 10))
+      ->capture_default_str();
   bound_cmd
       ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
       ->needs(bound_shard);

@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <random>
 #include <string>
@@ -331,6 +332,65 @@ void check_held(const std::vector<AmbientStep>& ambient, double limit_c, bool ab
 TEST(FanBoundTest, HeldFanScheduleBoundsEveryScheduleFollowingIt) {
   check_held({{0, 25.0}}, 26.5, true);
   check_held({{0, 40.0}}, 41.0, false);
+}
+
+// The tight fan bound (`--fan-bound tight`, bound_fan_tight.cpp) at the
+// floors V given: at least every fixed and random (cpu, fan) schedule that
+// holds the limit (300 random ones, every other guarded as above), at most
+// the relaxation. Returns the figure at the last floor.
+double check_tight(const std::vector<AmbientStep>& ambient, double limit_c,
+                   const std::vector<double>& floors) {
+  const ModelSpec spec = parse_ok(one_node_yaml());
+  const Workload w = workload_of(spec, ambient);
+  BoundOptions o;
+  o.limit_c = limit_c;
+  o.decision_step = Millis(2000);
+  auto relaxed = compute_bound(spec, w, o);
+  EXPECT_TRUE(std::holds_alternative<BoundResult>(relaxed)) << std::get<std::string>(relaxed);
+  const double relaxation = std::get<BoundResult>(relaxed).performance_bound;
+  std::vector<RandomRun> runs;
+  std::mt19937 rng(13);
+  const auto free_fan = [](int) { return std::optional<std::uint32_t>(); };
+  for (std::uint32_t cpu = 0; cpu < 2; ++cpu)
+    for (std::uint32_t fan = 0; fan < 3; ++fan)
+      runs.push_back(random_run(
+          spec, ambient, rng, [fan](int) { return std::optional(fan); }, cpu));
+  for (int trial = 0; trial < 300; ++trial) {
+    const double guard = limit_c - std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    runs.push_back(
+        random_run(spec, ambient, rng, free_fan, std::nullopt, trial % 2 == 0 ? guard : 1e9));
+  }
+  double best = 0;
+  int holding = 0;
+  for (const auto& run : runs)
+    if (run.peak_c <= limit_c) {
+      ++holding;
+      best = std::max(best, run.performance);
+    }
+  EXPECT_GT(holding, 10);
+  double figure = relaxation;
+  for (const double floor : floors) {
+    o.fan_tight = BoundOptions::FanTight{floor, 2};
+    auto r = compute_bound(spec, w, o);
+    EXPECT_TRUE(std::holds_alternative<BoundResult>(r)) << std::get<std::string>(r);
+    const auto& b = std::get<BoundResult>(r);
+    EXPECT_TRUE(b.fan_tight.has_value());
+    EXPECT_LE(b.performance_bound, relaxation + 1e-12);
+    EXPECT_GE(b.performance_bound, best - 1e-9)
+        << "floor " << floor << ": the best holding run delivers " << best;
+    figure = b.performance_bound;
+  }
+  return figure;
+}
+
+// Where the limit binds with the fan at full, so the fan's noise is paid
+// wherever the cpu runs at full: the tight bound charges it; in a 40 °C
+// room from 25 °C, where more airflow first warms the node.
+TEST(FanBoundTest, TightBoundBoundsEveryScheduleAndIsBelowTheRelaxation) {
+  const double binding = check_tight({{0, 25.0}}, 25.7, {0.0, 0.8, 0.85, 0.9});
+  const double hot = check_tight({{0, 40.0}}, 41.0, {0.0, 0.8});
+  RecordProperty("binding", std::to_string(binding));
+  RecordProperty("hot", std::to_string(hot));
 }
 
 TEST(FanBoundTest, HeldFanScheduleErrors) {

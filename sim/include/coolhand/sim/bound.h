@@ -71,6 +71,16 @@ struct BoundOptions {
     std::size_t level = 0;
   };
   std::vector<FanHold> fan_schedule;
+  // A model with one fan (`bound --fan-bound tight`): instead of the
+  // relaxation's figure, the tight bound (sim/src/bound_fan_tight.cpp):
+  // max(floor, the per-level dual over state boxes tightened for the runs
+  // that hold the limit and deliver >= floor). Valid for any floor; it is
+  // tightest near the best performance a controller reaches.
+  struct FanTight {
+    double floor = 0;  // V, the performance floor the boxes are tightened for
+    int rounds = 1;    // tightening rounds
+  };
+  std::optional<FanTight> fan_tight;
 };
 
 // "S:LEVEL" (seconds, a whole number of ms; a level index) as a FanHold, or
@@ -116,9 +126,22 @@ struct FanRelaxation {
   double max_credit_c = 0;           // its largest value on one node in one step, °C
 };
 
+// The tight fan bound's figures (BoundOptions::fan_tight).
+struct FanTightResult {
+  double floor = 0;          // V
+  double dual = 0;           // the dual over the tightened boxes
+  double relaxed = 0;        // the relaxation's figure it replaces
+  std::uint64_t lps = 0;     // tightening LPs solved
+  std::uint64_t failed = 0;  // of which without an optimum (their boxes left loose)
+  double mean_gain_c = 0;    // mean rise of the tightened lower bounds, °C
+  double seconds = 0;        // wall time of the tightening and the dual
+};
+
 struct BoundResult {
   double limit_c = 0;
   std::optional<FanRelaxation> fan_relaxation;  // set for models with fans, unless held
+  // Set when the tight bound replaced the relaxation's performance figure.
+  std::optional<FanTightResult> fan_tight;
   bool fan_held = false;                        // BoundOptions::fan_schedule was followed
   // Lowest peak skin any schedule reaches: every device at its lowest-power
   // level throughout (exact at every 100 ms step, see above).
