@@ -158,6 +158,7 @@ std::variant<FanTightResult, std::string> tight_fan_bound(const ModelSpec& initi
   out.lps = t.lps;
   out.failed = t.failed;
   out.mean_gain_c = t.mean_gain_c;
+  out.lower_c = t.lower_c;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

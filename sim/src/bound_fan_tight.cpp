@@ -230,6 +230,7 @@ std::variant<TightFanBound, std::string> tight_fan_bound(
       },
       t);
   out.bound = std::max(floor, out.dual);
+  out.lower_c = std::move(box.lo);
   return out;
 }
 

@@ -49,12 +49,13 @@ struct FanDualTerms {
                               const FanDualTerms& terms);
 
 struct TightFanBound {
-  double bound = 0;          // max(floor, dual): every controller's performance is <= it
-  double dual = 0;           // the fine dual over the tightened boxes
-  double floor = 0;          // the performance floor V the boxes hold for
-  std::uint64_t lps = 0;     // tightening LPs solved
-  std::uint64_t failed = 0;  // of which without an optimum (their boxes left loose)
-  double mean_gain_c = 0;    // mean rise of the tightened lower bounds, °C
+  double bound = 0;             // max(floor, dual): every controller's performance is <= it
+  double dual = 0;              // the fine dual over the tightened boxes
+  double floor = 0;             // the performance floor V the boxes hold for
+  std::uint64_t lps = 0;        // tightening LPs solved
+  std::uint64_t failed = 0;     // of which without an optimum (their boxes left loose)
+  double mean_gain_c = 0;       // mean rise of the tightened lower bounds, °C
+  std::vector<double> lower_c;  // the final boxes' lower bounds (FanBoxes::lo)
 };
 
 // `lp` is the relaxation's coarse LP (bound.h), solved for performance;

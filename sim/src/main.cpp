@@ -358,9 +358,10 @@ int cmd_bound(const BoundArgs& a) {
     opts.fan_schedule.push_back(std::get<BoundOptions::FanHold>(hold));
   }
   if (a.fan_bound == "tight") {
-    if (!a.fan_floor || !(*a.fan_floor >= 0) || *a.fan_floor > 1)
-      throw Failure("--fan-bound tight needs --fan-floor V, a performance in [0, 1]");
-    opts.fan_tight = BoundOptions::FanTight{*a.fan_floor, a.fan_rounds};
+    const double floor = a.fan_floor.value_or(0.0);
+    if (!(floor >= 0) || floor > 1)
+      throw Failure(fmt::format("--fan-floor {}: a performance in [0, 1]", floor));
+    opts.fan_tight = BoundOptions::FanTight{floor, a.fan_rounds};
   } else if (a.fan_floor) {
     throw Failure("--fan-floor needs --fan-bound tight");
   }
@@ -554,7 +555,8 @@ int run_sim(int argc, char** argv) {
       ->excludes(bound_shard);
   bound_cmd->add_option("--fan-floor", ba.fan_floor,
                         "the tight fan bound's performance floor V: the bound is max(V, the "
-                        "dual over boxes valid for runs that reach V), valid for any V");
+                        "dual over boxes valid for runs that reach V), valid for any V "
+                        "(default 0; tighter near the best figure a controller reaches)");
   bound_cmd->add_option("--fan-rounds", ba.fan_rounds, "the tight fan bound's tightening rounds")
       ->check(CLI::Range(1, 10))
       ->capture_default_str();

@@ -135,6 +135,10 @@ struct FanTightResult {
   std::uint64_t failed = 0;  // of which without an optimum (their boxes left loose)
   double mean_gain_c = 0;    // mean rise of the tightened lower bounds, °C
   double seconds = 0;        // wall time of the tightening and the dual
+  // The lower bounds the dual used, per model step k and node i at [k *
+  // nodes + i], °C: every run that holds the limit and reaches the floor
+  // starts step k with T_i >= it (tests check real runs against it).
+  std::vector<double> lower_c;
 };
 
 struct BoundResult {
@@ -142,7 +146,7 @@ struct BoundResult {
   std::optional<FanRelaxation> fan_relaxation;  // set for models with fans, unless held
   // Set when the tight bound replaced the relaxation's performance figure.
   std::optional<FanTightResult> fan_tight;
-  bool fan_held = false;                        // BoundOptions::fan_schedule was followed
+  bool fan_held = false;  // BoundOptions::fan_schedule was followed
   // Lowest peak skin any schedule reaches: every device at its lowest-power
   // level throughout (exact at every 100 ms step, see above).
   double lowest_peak_skin_c = 0;
