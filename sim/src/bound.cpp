@@ -243,6 +243,9 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
   const bool held = !options.fan_schedule.empty();
   const bool fans = !held && std::any_of(initial.devices.begin(), initial.devices.end(),
                                          [](const auto& d) { return !d.cooling.empty(); });
+  if (options.fan_tight && !fans)
+    return std::string(held ? "--fan-bound tight and --fan-at: one or the other"
+                            : "--fan-bound tight needs a model with a fan; this one has none");
   std::vector<ModelSpec> specs{fans ? detail::relax_fans(initial) : initial};
   std::optional<std::size_t> held_fan;
   if (held) {
