@@ -5,7 +5,10 @@
 //   3. the coarse LP over decision steps, solved with GLPK's simplex;
 //   4. the fine LP's Lagrangian dual value at the coarse skin multipliers,
 //      one backward (adjoint) pass over every model step: the bound;
-//   5. the coarse schedule replayed at every model step: its peak skin.
+//   5. the coarse schedule replayed at every model step: its peak skin;
+//   6. with --fan-bound tight, the per-level dual over tightened state
+//      boxes (bound_fan_tight.cpp), which replaces the relaxation's figure
+//      where lower.
 #include "coolhand/sim/bound.h"
 
 #include <fmt/format.h>

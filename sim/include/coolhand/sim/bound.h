@@ -121,6 +121,8 @@ inline constexpr std::uint64_t kBoundMaxDecisionSteps = 360;
 // a node may be below ambient (where more airflow warms it). The figures
 // are then an upper bound on performance and a lower bound on the lowest
 // peak skin (no longer exact), for every controller and fan schedule.
+// BoundOptions::fan_tight replaces the performance figure by a tighter one
+// (still a bound for every controller; sim/src/bound_fan_tight.cpp).
 struct FanRelaxation {
   std::uint64_t credited_steps = 0;  // model steps with a below-ambient credit
   double max_credit_c = 0;           // its largest value on one node in one step, °C
