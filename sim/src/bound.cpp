@@ -124,11 +124,11 @@ BoundSchedule schedule_of(const ModelSpec& spec, const Linear& lin, const Inputs
 }
 
 // The tight fan bound (bound_fan_tight.h) after the relaxation's LP `lp`
-// was solved for performance: the per-level model, the workload replayed
-// without the relaxation's credit, the tightened nodes (the fan's cooled
+// was solved for performance: the per-level model, the relaxation's replay of
+// the workload without its credit, the tightened nodes (the fan's cooled
 // nodes: the level's cooling is charged at their lower bound).
 std::variant<FanTightResult, std::string> tight_fan_bound(const ModelSpec& initial,
-                                                          const Workload& workload, CoarseLp& lp,
+                                                          const Inputs& relaxed_in, CoarseLp& lp,
                                                           std::uint64_t m,
                                                           const BoundOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -140,7 +140,8 @@ std::variant<FanTightResult, std::string> tight_fan_bound(const ModelSpec& initi
   for (const auto& dyn : lin.dyn)
     if ((dyn.ad.array() < -1e-12).any() || (dyn.h.array() < -1e-12).any())
       return std::string("the model's step matrix has negative entries at a fan level");
-  const Inputs in = detail::replay_inputs(initial, workload);
+  Inputs in = relaxed_in;  // the same replay, without the relaxation's credit
+  in.fan_credit = {};
   const ThermalModel thermal(initial);
   std::vector<std::size_t> nodes;
   const auto add_node = [&](const std::string& name) {
@@ -335,7 +336,7 @@ std::variant<BoundResult, std::string> compute_bound(const ModelSpec& model,
       });
   if (options.schedule) r.schedule = schedule_of(initial, lin, in, m, model.time_step, lp);
   if (fans && options.fan_tight) {
-    auto tight = tight_fan_bound(initial, workload, lp, m, options);
+    auto tight = tight_fan_bound(initial, in, lp, m, options);
     if (auto* e = std::get_if<std::string>(&tight)) return *e;
     r.fan_tight = std::get<FanTightResult>(tight);
     r.fan_tight->relaxed = r.performance_bound;
