@@ -18,6 +18,7 @@
 #                fuzz_sim_shard         shard files through coolhand-sim merge's checks
 #                fuzz_tune_params       tune's --param / `tune:` reader and substitution
 #                fuzz_sim_port_yaml     coolhand-sim port's YAML reading and in-place edits
+#                fuzz_bound_fan_at      bound --fan-at's S:LEVEL reader
 #   fuzz/recorder fuzz_recording        flight-recorder files and replay ports
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory;
 # the failing input is kept in <build>/fuzz-artifacts/<target>- for
@@ -57,6 +58,7 @@ targets=(
   "fuzz_sim_shard sim sim/shard.dict sim/corpus-shard"
   "fuzz_tune_params sim config/yaml.dict sim/corpus-tune"
   "fuzz_sim_port_yaml sim config/yaml.dict sim/corpus-port-yaml"
+  "fuzz_bound_fan_at sim - sim/corpus-fan-at"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"
 )
 

@@ -215,6 +215,15 @@ namespace coolhand::sim {
 
 std::string fan_relaxation_note(const BoundResult& r) {
   if (!r.fan_relaxation) return {};
+  if (r.fan_tight)
+    return fmt::format(
+        "fan bound: tight (--fan-bound tight, bound_fan_tight.cpp): max(floor {:.4f}, the "
+        "per-level dual {:.4f} over state boxes tightened for the runs that hold the limit and "
+        "reach the floor; {} LPs, {} without an optimum, lower bounds raised {:.3f} °C on "
+        "average, {:.1f} s) against the relaxation's {:.4f}: an upper bound for every controller "
+        "and fan schedule; the lowest peak skin is the relaxation's, a lower bound",
+        r.fan_tight->floor, r.fan_tight->dual, r.fan_tight->lps, r.fan_tight->failed,
+        r.fan_tight->mean_gain_c, r.fan_tight->seconds, r.fan_tight->relaxed);
   return fmt::format(
       "fan relaxation: fans at their strongest cooling and lowest power, noise cost dropped, "
       "below-ambient credit on {} steps (at most {:.3f} °C): the performance figure is an upper "

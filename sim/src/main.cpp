@@ -329,6 +329,9 @@ struct BoundArgs {
   std::vector<std::string> fan_at;  // --fan-at S:LEVEL (BoundOptions::fan_schedule)
   std::optional<double> limit_c, step_s;
   bool quiet = false;
+  std::string fan_bound = "relaxed";  // --fan-bound relaxed|tight
+  std::optional<double> fan_floor;    // --fan-floor V (BoundOptions::FanTight)
+  int fan_rounds = 1;                 // --fan-rounds N
 };
 
 int cmd_bound(const BoundArgs& a) {
@@ -355,6 +358,14 @@ int cmd_bound(const BoundArgs& a) {
     if (auto* e = std::get_if<std::string>(&hold)) throw Failure("--fan-at " + *e);
     opts.fan_schedule.push_back(std::get<BoundOptions::FanHold>(hold));
   }
+  if (a.fan_bound == "tight") {
+    const double floor = a.fan_floor.value_or(0.0);
+    if (!(floor >= 0) || floor > 1)
+      throw Failure(fmt::format("--fan-floor {}: a performance in [0, 1]", floor));
+    opts.fan_tight = BoundOptions::FanTight{floor, a.fan_rounds};
+  } else if (a.fan_floor) {
+    throw Failure("--fan-floor needs --fan-bound tight");
+  }
   if (opts.schedule && workloads.size() != 1)
     throw Failure(fmt::format("bound --schedule: one workload, not {}", workloads.size()));
   if (!a.shard.empty())
@@ -368,9 +379,6 @@ int cmd_bound(const BoundArgs& a) {
     const auto& r = std::get<BoundResult>(res);
     if (!r.feasible) throw Failure(bound_infeasible_message(r, workload.name()));
     std::cout << format_bound_report(r, workload.name(), spec.name, spec.time_step);
-    if (r.fan_held)
-      std::cout << "  fan held to the --fan-at schedule, its noise charged: an upper bound only "
-                   "for controllers whose fan follows that schedule\n";
     if (opts.schedule) {
       if (!r.schedule)
         throw Failure("bound --schedule: " + workload.name() +
@@ -539,6 +547,20 @@ int run_sim(int argc, char** argv) {
                    "figure then bounds only controllers whose fan follows that schedule (it "
                    "measures how loose the fan relaxation is)")
       ->excludes(bound_shard);
+  bound_cmd
+      ->add_option("--fan-bound", ba.fan_bound,
+                   "relaxed (default): fans at their strongest cooling, noise dropped; tight: "
+                   "a model with one fan, the per-level dual over state boxes tightened for "
+                   "the runs that deliver >= --fan-floor (slower; docs/simulator.md)")
+      ->check(CLI::IsMember({"relaxed", "tight"}))
+      ->excludes(bound_shard);
+  bound_cmd->add_option("--fan-floor", ba.fan_floor,
+                        "the tight fan bound's performance floor V: the bound is max(V, the "
+                        "dual over boxes valid for runs that reach V), valid for any V "
+                        "(default 0; tighter near the best figure a controller reaches)");
+  bound_cmd->add_option("--fan-rounds", ba.fan_rounds, "the tight fan bound's tightening rounds")
+      ->check(CLI::Range(1, 10))
+      ->capture_default_str();
   bound_cmd
       ->add_option("--shard-file", ba.shard_file, "shard file (default: bound-shard-K-of-N.json)")
       ->needs(bound_shard);

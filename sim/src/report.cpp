@@ -50,13 +50,20 @@ std::string format_bound_report(const BoundResult& r, const std::string& workloa
              "{} on {} ({} steps of {} ms):\n"
              "  lowest peak skin any schedule reaches: {:.2f} °C (every device at its lowest "
              "power)\n"
-             "  performance bound with skin <= {:.2f} °C: {:.4f} (no controller can deliver more)\n"
+             "  performance bound with skin <= {:.2f} °C: {:.4f} ({})\n"
              "  the LP's schedule (decision step {:g} s): performance {:.4f}, peak skin {:.2f} °C\n"
              "  LP: {} variables, {} constraints, solved in {:.2f} s\n",
              workload, model_name, r.steps, model_step.count(), r.lowest_peak_skin_c, r.limit_c,
-             r.performance_bound, r.decision_step.count() / 1000.0, r.schedule_performance,
-             r.schedule_peak_skin_c, r.variables, r.constraints, r.solve_s) +
-         (r.fan_relaxation ? "  " + fan_relaxation_note(r) + "\n" : std::string());
+             r.performance_bound,
+             // A held fan schedule bounds only the controllers that follow it.
+             r.fan_held ? "no controller whose fan follows the --fan-at schedule can deliver more"
+                        : "no controller can deliver more",
+             r.decision_step.count() / 1000.0, r.schedule_performance, r.schedule_peak_skin_c,
+             r.variables, r.constraints, r.solve_s) +
+         (r.fan_relaxation ? "  " + fan_relaxation_note(r) + "\n" : std::string()) +
+         (r.fan_held ? "  fan held to the --fan-at schedule, its noise charged: an upper bound "
+                       "only for controllers whose fan follows that schedule\n"
+                     : std::string());
 }
 
 std::string bound_infeasible_message(const BoundResult& r, const std::string& workload) {

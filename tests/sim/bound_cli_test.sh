@@ -126,9 +126,47 @@ relaxed="$("$sim" bound -q -m "$data/models/gaming-7.yaml" -w "$work/g7.csv" --s
   --fan-at 0:0 --fan-at 60:3 >"$work/out"
 held="$(sed -n 's/.*performance bound with skin <= 45.00 °C: \([0-9.]*\).*/\1/p' "$work/out")"
 expect_eq "fan-at: the held note" 1 "$(grep -c '^  fan held to the --fan-at schedule' "$work/out")"
+expect_eq "fan-at: the bound line names the schedule" 1 \
+  "$(grep -c '(no controller whose fan follows the --fan-at schedule can deliver more)$' "$work/out")"
+expect_eq "fan-at: not every controller's bound" 0 "$(grep -c 'no controller can deliver more' "$work/out")"
 expect_eq "fan-at: no relaxation note" 0 "$(grep -c 'fan relaxation' "$work/out")"
 expect_eq "fan-at: held ($held) at most the relaxation ($relaxed), below 1" 1 \
   "$(awk -v h="$held" -v r="$relaxed" 'BEGIN { print (h != "" && h + 0 <= r + 0 && h + 0 < 1) }')"
+
+# --fan-bound tight (bound_fan_tight.cpp): its line names the method, its
+# figure is at most the relaxation's (10 min at 25 °C with a 33 °C limit, 30 s steps:
+# 0.9431 against 0.9512); bad options refused.
+printf 'time_s,cpu,gpu,modem,backlight,charger,ambient_c\n0,1,1,0.5,1,0,25\n600,1,1,0.5,1,0,25\n' >"$work/g7h.csv"
+relaxed="$("$sim" bound -q -m "$data/models/gaming-7.yaml" -w "$work/g7h.csv" --step 30 --limit 33 |
+  sed -n 's/.*performance bound with skin <= 33.00 °C: \([0-9.]*\).*/\1/p')"
+"$sim" bound -q -m "$data/models/gaming-7.yaml" -w "$work/g7h.csv" --step 30 --limit 33 \
+  --fan-bound tight --fan-floor 0.5 >"$work/out"
+tight="$(sed -n 's/.*performance bound with skin <= 33.00 °C: \([0-9.]*\).*/\1/p' "$work/out")"
+expect_eq "fan-bound tight: its note" 1 "$(grep -c '^  fan bound: tight (--fan-bound tight' "$work/out")"
+expect_eq "fan-bound tight: ($tight) below the relaxation ($relaxed)" 1 \
+  "$(awk -v t="$tight" -v r="$relaxed" 'BEGIN { print (t != "" && t + 0 < r + 0) }')"
+set +e
+"$sim" bound -q --fan-bound tight --fan-floor 2 >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "fan-floor out of range refused" 1 "$rc"
+expect_eq "fan-floor out of range message" "coolhand-sim: --fan-floor 2: a performance in [0, 1]" \
+  "$(cat "$work/err")"
+set +e
+"$sim" bound -q --fan-floor 0.5 >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "fan-floor without tight refused" 1 "$rc"
+expect_eq "fan-floor without tight message" "coolhand-sim: --fan-floor needs --fan-bound tight" \
+  "$(cat "$work/err")"
+set +e
+"$sim" bound -q -w "$work/car.csv" --limit 60 --fan-bound tight >/dev/null 2>"$work/err"
+rc=$?
+set -e
+expect_eq "fan-bound tight without a fan refused" 1 "$rc"
+expect_eq "fan-bound tight without a fan message" \
+  "coolhand-sim: bound: car: --fan-bound tight needs a model with a fan; this one has none" \
+  "$(cat "$work/err")"
 
 [[ "$failures" -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
 echo "bound_cli_test: all passed"

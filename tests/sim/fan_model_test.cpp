@@ -311,6 +311,14 @@ void check_held(const std::vector<AmbientStep>& ambient, double limit_c, bool ab
   const double noise = 0.5 * (0.3 * 120 + 0.1 * 120) / 300 / 0.7;
   const double relaxation = std::get<BoundResult>(relaxed).performance_bound;
   EXPECT_LE(b.performance_bound, relaxation - (above_ambient ? noise : 0.0) + 1e-6);
+  // The tight fan bound (no schedule held) bounds these runs too.
+  BoundOptions tight_options = o;
+  tight_options.fan_schedule.clear();
+  tight_options.fan_tight = BoundOptions::FanTight{0.5, 1};
+  tight_options.decision_step = Millis(5000);  // few tightening LPs: cheap under ASan
+  auto tight_r = compute_bound(spec, w, tight_options);
+  ASSERT_TRUE(std::holds_alternative<BoundResult>(tight_r)) << std::get<std::string>(tight_r);
+  const double tight = std::get<BoundResult>(tight_r).performance_bound;
   std::mt19937 rng(11);
   int holding = 0;
   for (int trial = 0; trial < 302; ++trial) {
@@ -323,6 +331,7 @@ void check_held(const std::vector<AmbientStep>& ambient, double limit_c, bool ab
     if (run.peak_c <= limit_c) {
       ++holding;
       EXPECT_LE(run.performance, b.performance_bound + 1e-9) << "trial " << trial;
+      EXPECT_LE(run.performance, tight + 1e-9) << "trial " << trial;
     }
   }
   EXPECT_GT(holding, 0);
@@ -331,6 +340,102 @@ void check_held(const std::vector<AmbientStep>& ambient, double limit_c, bool ab
 TEST(FanBoundTest, HeldFanScheduleBoundsEveryScheduleFollowingIt) {
   check_held({{0, 25.0}}, 26.5, true);
   check_held({{0, 40.0}}, 41.0, false);
+}
+
+// The tight fan bound (`--fan-bound tight`, bound_fan_tight.cpp) at the
+// floors V given: at least every fixed and random (cpu, fan) schedule that
+// holds the limit (100 random ones, every other guarded as above), at most
+// the relaxation. Returns the figure at the last floor.
+double check_tight(const std::vector<AmbientStep>& ambient, double limit_c,
+                   const std::vector<double>& floors) {
+  const ModelSpec spec = parse_ok(one_node_yaml());
+  const Workload w = workload_of(spec, ambient);
+  BoundOptions o;
+  o.limit_c = limit_c;
+  o.decision_step = Millis(5000);  // 59 tightening LPs: cheap under ASan
+  auto relaxed = compute_bound(spec, w, o);
+  EXPECT_TRUE(std::holds_alternative<BoundResult>(relaxed)) << std::get<std::string>(relaxed);
+  const double relaxation = std::get<BoundResult>(relaxed).performance_bound;
+  std::vector<RandomRun> runs;
+  std::mt19937 rng(13);
+  const auto free_fan = [](int) { return std::optional<std::uint32_t>(); };
+  for (std::uint32_t cpu = 0; cpu < 2; ++cpu)
+    for (std::uint32_t fan = 0; fan < 3; ++fan)
+      runs.push_back(random_run(
+          spec, ambient, rng, [fan](int) { return std::optional(fan); }, cpu));
+  for (int trial = 0; trial < 100; ++trial) {
+    const double guard = limit_c - std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    runs.push_back(
+        random_run(spec, ambient, rng, free_fan, std::nullopt, trial % 2 == 0 ? guard : 1e9));
+  }
+  // Near the optimum: the cpu at full below a guard just under the limit,
+  // low above it, the fan held at each level; those that hold the limit
+  // with their node's trajectory, to check against the boxes.
+  std::vector<std::pair<double, std::vector<double>>> near;
+  for (std::uint32_t fan = 0; fan < 3; ++fan)
+    for (const double margin : {0.005, 0.02, 0.1}) {
+      ThermalModel m(spec);
+      RandomRun run;
+      std::vector<double> trajectory;
+      double delivered = 0;
+      std::size_t next = 0;
+      for (int k = 0; k < 3000; ++k) {
+        while (next < ambient.size() && ambient[next].at_s * 10 <= k)
+          m.set_ambient(ambient[next++].ambient_c);
+        const bool hot = m.node_c(0) >= limit_c - margin;
+        const std::uint32_t cpu = hot ? 1 : 0;
+        const std::uint32_t f = fan;
+        trajectory.push_back(m.node_c(0));
+        m.set_inputs(std::array{cpu, f}, std::array{0.2, 1.0});
+        run.peak_c = std::max(run.peak_c, m.max_skin_c());
+        delivered += 0.2 * spec.devices[0].performance[cpu] + 0.5 * spec.devices[1].performance[f];
+        m.step();
+      }
+      run.performance = delivered / (3000 * 0.7);
+      runs.push_back(run);
+      if (run.peak_c <= limit_c) near.emplace_back(run.performance, std::move(trajectory));
+    }
+  double best = 0;
+  int holding = 0;
+  for (const auto& run : runs)
+    if (run.peak_c <= limit_c) {
+      ++holding;
+      best = std::max(best, run.performance);
+    }
+  EXPECT_GT(holding, 10);
+  double figure = relaxation;
+  for (const double floor : floors) {
+    o.fan_tight = BoundOptions::FanTight{floor, 2};
+    auto r = compute_bound(spec, w, o);
+    EXPECT_TRUE(std::holds_alternative<BoundResult>(r)) << std::get<std::string>(r);
+    const auto& b = std::get<BoundResult>(r);
+    EXPECT_TRUE(b.fan_tight.has_value());
+    EXPECT_LE(b.performance_bound, relaxation + 1e-12);
+    EXPECT_GE(b.performance_bound, best - 1e-9)
+        << "floor " << floor << ": the best holding run delivers " << best;
+    // The boxes hold every such run that reaches the floor (raising the
+    // tightened lower bounds by 0.5 °C fails here and above: checked).
+    for (const auto& [performance, trajectory] : near) {
+      if (performance < floor) continue;
+      for (std::size_t k = 1; k < trajectory.size(); ++k) {
+        EXPECT_GE(trajectory[k], b.fan_tight->lower_c[k] - 1e-9)
+            << "floor " << floor << " step " << k;
+      }
+    }
+    figure = b.performance_bound;
+  }
+  return figure;
+}
+
+// Where the limit binds with the fan at full, so the fan's noise is paid
+// wherever the cpu runs at full: the tight bound charges it; in a 40 °C
+// room from 25 °C, where more airflow first warms the node.
+TEST(FanBoundTest, TightBoundBoundsEveryScheduleAndIsBelowTheRelaxation) {
+  const double binding = check_tight({{0, 25.0}}, 25.7, {0.0, 0.8});
+  const double hot = check_tight({{0, 40.0}}, 41.0, {0.0});
+  // Tighter than the relaxation (0.9776) where the limit binds.
+  EXPECT_LT(binding, 0.95);
+  EXPECT_LE(hot, 1.0);
 }
 
 TEST(FanBoundTest, HeldFanScheduleErrors) {

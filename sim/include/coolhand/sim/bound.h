@@ -71,6 +71,16 @@ struct BoundOptions {
     std::size_t level = 0;
   };
   std::vector<FanHold> fan_schedule;
+  // A model with one fan (`bound --fan-bound tight`): instead of the
+  // relaxation's figure, the tight bound (sim/src/bound_fan_tight.cpp):
+  // max(floor, the per-level dual over state boxes tightened for the runs
+  // that hold the limit and deliver >= floor). Valid for any floor; it is
+  // tightest near the best performance a controller reaches.
+  struct FanTight {
+    double floor = 0;  // V, the performance floor the boxes are tightened for
+    int rounds = 1;    // tightening rounds
+  };
+  std::optional<FanTight> fan_tight;
 };
 
 // "S:LEVEL" (seconds, a whole number of ms; a level index) as a FanHold, or
@@ -111,15 +121,34 @@ inline constexpr std::uint64_t kBoundMaxDecisionSteps = 360;
 // a node may be below ambient (where more airflow warms it). The figures
 // are then an upper bound on performance and a lower bound on the lowest
 // peak skin (no longer exact), for every controller and fan schedule.
+// BoundOptions::fan_tight replaces the performance figure by a tighter one
+// (still a bound for every controller; sim/src/bound_fan_tight.cpp).
 struct FanRelaxation {
   std::uint64_t credited_steps = 0;  // model steps with a below-ambient credit
   double max_credit_c = 0;           // its largest value on one node in one step, °C
 };
 
+// The tight fan bound's figures (BoundOptions::fan_tight).
+struct FanTightResult {
+  double floor = 0;          // V
+  double dual = 0;           // the dual over the tightened boxes
+  double relaxed = 0;        // the relaxation's figure it replaces
+  std::uint64_t lps = 0;     // tightening LPs solved
+  std::uint64_t failed = 0;  // of which without an optimum (their boxes left loose)
+  double mean_gain_c = 0;    // mean rise of the tightened lower bounds, °C
+  double seconds = 0;        // wall time of the tightening and the dual
+  // The lower bounds the dual used, per model step k and node i at [k *
+  // nodes + i], °C: every run that holds the limit and reaches the floor
+  // starts step k with T_i >= it (tests check real runs against it).
+  std::vector<double> lower_c;
+};
+
 struct BoundResult {
   double limit_c = 0;
   std::optional<FanRelaxation> fan_relaxation;  // set for models with fans, unless held
-  bool fan_held = false;                        // BoundOptions::fan_schedule was followed
+  // Set when the tight bound replaced the relaxation's performance figure.
+  std::optional<FanTightResult> fan_tight;
+  bool fan_held = false;  // BoundOptions::fan_schedule was followed
   // Lowest peak skin any schedule reaches: every device at its lowest-power
   // level throughout (exact at every 100 ms step, see above).
   double lowest_peak_skin_c = 0;
