@@ -68,8 +68,14 @@ fi
 stage "dependencies"
 scripts/install-deps.sh --tests $vm_flag
 
+# Both builds keep line tables only (-g1; clang: line-tables-only), not full
+# debug info: file:line in backtraces and sanitizer reports is all CI reads,
+# and the variable locations of -g cost ~30% of a heavy file's compile under
+# gcc -O2 (docs/benchmarks.md "CI time, session 9"). Same -O levels, so the
+# same warnings.
 stage "release build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOOLHAND_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCOOLHAND_VM_TESTS=$vm_tests
 cmake --build build -j "$jobs"
 
@@ -99,7 +105,7 @@ run_ctest --test-dir build --output-on-failure -j "$jobs"
 # (docs/benchmarks.md "CI time").
 stage "sanitizer and fuzz build (clang, ASan+UBSan)"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCOOLHAND_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DCOOLHAND_WERROR=ON \
   -DCOOLHAND_SANITIZE=ON -DCOOLHAND_FUZZ=ON -DCOOLHAND_VM_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF \
   -DCOOLHAND_E2E_TESTS=OFF
 cmake --build build-asan -j "$jobs"
