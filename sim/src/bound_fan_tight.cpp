@@ -115,14 +115,20 @@ double fan_dual(const Linear& lin, const Inputs& in, const FanBoxes& box, double
   Eigen::VectorXd w = Eigen::VectorXd::Zero(n);  // v(k+1); 0 past the last step
   std::vector<Eigen::VectorXd> a(levels, Eigen::VectorXd(n));
   std::size_t seg = in.first.size() - 1;
+  // Until the backward pass meets its first nonzero multiplier (or the
+  // minimised node) the adjoint is exactly 0: every product with it, and
+  // every box term, is then 0 and is skipped (the same value to the bit).
+  bool live = false;
   for (std::uint64_t k = in.steps; k-- > 0;) {
     while (in.first[seg] > k) --seg;
     const double amb = in.ambient_c[seg];
     double best = -1e300;
-    for (std::size_t l = 0; l < levels; ++l) a[l].noalias() = ad_t[l] * w;
+    live = live || !(w.array() == 0.0).all();
+    for (std::size_t l = 0; l < levels; ++l)
+      if (live) a[l].noalias() = ad_t[l] * w;
     for (std::size_t l = 0; l < levels; ++l) {
       const auto& dyn = lin.dyn[l];
-      double v = w.dot(dyn.idle_in) + amb * w.dot(dyn.ba);
+      double v = live ? w.dot(dyn.idle_in) + amb * w.dot(dyn.ba) : 0.0;
       for (std::size_t d = 0; d < nd; ++d) {
         const double u = in.demand[seg * nd + d];
         if (u == 0.0) continue;
@@ -131,13 +137,15 @@ double fan_dual(const Linear& lin, const Inputs& in, const FanBoxes& box, double
           v += unit * lin.performance[d][l];
           continue;
         }
-        const double pi = u * dyn.h.col(static_cast<Eigen::Index>(d)).dot(w);
+        const double pi = live ? u * dyn.h.col(static_cast<Eigen::Index>(d)).dot(w) : 0.0;
         double dev = -1e300;
         for (std::size_t j = 0; j < lin.power_w[d].size(); ++j)
           dev = std::max(dev, unit * lin.performance[d][j] + lin.power_w[d][j] * pi);
         v += dev;
       }
-      if (k == 0) {
+      if (!live) {
+        // 0 * the box's bound: nothing to add
+      } else if (k == 0) {
         v += a[l].dot(lin.t0);
       } else {
         const double* lo = box.lo.data() + k * lin.n;
@@ -151,7 +159,7 @@ double fan_dual(const Linear& lin, const Inputs& in, const FanBoxes& box, double
     }
     value += best;
     if (k == 0) break;
-    w = a[strongest];  // v(k) = Ad_r^T v(k+1) - S^T mu(k) (- e_i at k*)
+    if (live) w = a[strongest];  // v(k) = Ad_r^T v(k+1) - S^T mu(k) (- e_i at k*)
     for (std::size_t s = 0; s < lin.skin.size(); ++s) {
       const double mu = skin(k, s);
       if (mu == 0.0) continue;
@@ -177,7 +185,17 @@ std::variant<TightFanBound, std::string> tight_fan_bound(
   std::vector<double> floor_lo(in.steps * lin.n, -1e300);
   FanBoxes box = interval_boxes(lin, in, {});
   const FanBoxes loose = box;
-  lp.set_performance_floor(floor);
+  // With every final multiplier 0 the final dual's adjoint is 0 at every
+  // step, so the boxes' terms vanish and tightening cannot change it: the
+  // relaxation's limit never binds (its figure is then 1), no LP is solved.
+  bool binds = false;
+  for (const auto& row : skin_multiplier)
+    for (const double x : row) binds = binds || x != 0.0;
+  if (!binds) {
+    rounds = 0;
+    say("bound: fan boxes not tightened: every skin multiplier of the relaxation's LP is 0");
+  }
+  if (rounds > 0) lp.set_performance_floor(floor);
   std::vector<double> mu(blocks * lin.skin.size());
   for (int r = 0; r < rounds; ++r) {
     const auto start = std::chrono::steady_clock::now();
@@ -221,7 +239,7 @@ std::variant<TightFanBound, std::string> tight_fan_bound(
         r + 1, (blocks - 1) * nodes.size(), out.mean_gain_c,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
   }
-  lp.restore_performance();
+  if (rounds > 0) lp.restore_performance();
   FanDualTerms t;
   out.dual = fan_dual(
       lin, in, box, limit_c,
