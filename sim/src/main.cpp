@@ -398,6 +398,7 @@ struct CompareArgs {
   std::vector<std::string> workloads, policies, governors;
   std::uint64_t seed = 1;
   bool bound = false;
+  std::string fan_bound = "tight";  // --fan-bound relaxed|tight (FanBoundChoice)
 };
 
 int cmd_compare(CompareArgs a) {
@@ -419,15 +420,17 @@ int cmd_compare(CompareArgs a) {
   for (const auto& p : a.policies) choices.push_back({stem(p), std::nullopt, load_policy(p)});
   for (const auto& g : a.governors)
     choices.push_back({g, parse_governor(g), std::nullopt, parse_kernel(a.kernel)});
+  const auto fan_bound = a.fan_bound == "tight" ? FanBoundChoice::tight : FanBoundChoice::relaxed;
+  const auto bound = a.bound ? std::optional(fan_bound) : std::nullopt;
   if (!a.shard.empty()) {
     a.policies.resize(choices.size());  // governors have no policy file
     const auto progress = [](std::string_view line) { std::cerr << line << "\n"; };
     return write_shard(run_compare_shard({&spec, model_path, &workloads, a.workloads, &choices,
-                                          a.policies, a.seed, a.bound},
+                                          a.policies, a.seed, bound},
                                          shard_spec(a.shard), progress),
                        "compare", shard_spec(a.shard), a.shard_file);
   }
-  auto res = run_compare(spec, workloads, choices, a.seed, a.bound);
+  auto res = run_compare(spec, workloads, choices, a.seed, bound);
   if (auto* e = std::get_if<std::string>(&res)) throw Failure(*e);
   const auto& r = std::get<CompareResult>(res);
   check(write_compare_report(r, a.bound, spec.name, a.markdown, a.out, std::cout));
@@ -508,9 +511,17 @@ int run_sim(int argc, char** argv) {
   auto* compare_out = compare_cmd->add_option("--out,-o", ca.out, "directory for overlay.svg")
                           ->capture_default_str();
   compare_cmd->add_option("--seed", ca.seed, "sensor-noise seed")->capture_default_str();
-  compare_cmd->add_flag("--bound", ca.bound,
-                        "also each workload's performance bound (as `bound`) and every "
-                        "controller's fraction of it");
+  auto* compare_bound =
+      compare_cmd->add_flag("--bound", ca.bound,
+                            "also each workload's performance bound (as `bound`) and every "
+                            "controller's fraction of it");
+  compare_cmd
+      ->add_option("--fan-bound", ca.fan_bound,
+                   "--bound on a model with one fan: tight (the tight bound with the best run "
+                   "that holds the limit as its floor; slower) or relaxed (docs/simulator.md)")
+      ->check(CLI::IsMember({"relaxed", "tight"}))
+      ->capture_default_str()
+      ->needs(compare_bound);
   auto* compare_shard = compare_cmd->add_option(
       "--shard", ca.shard, "run only shard K of N (K/N) and write a shard file for `merge`");
   compare_cmd

@@ -89,6 +89,9 @@ std::string merge_compare(const std::vector<ShardFile>& shards, const MergeOptio
   for (const auto& c : run.at("controllers"))
     r.controllers.push_back(c.at("label").get<std::string>());
   const bool with_bound = run.at("bound").get<bool>();
+  if (with_bound)  // shard files of a run before --fan-bound had the relaxation
+    r.fan_bound = run.value("fan_bound", "relaxed") == "tight" ? FanBoundChoice::tight
+                                                               : FanBoundChoice::relaxed;
   const std::size_t n_s = r.scenarios.size(), n_c = r.controllers.size();
   const std::size_t n_bounds = with_bound ? n_s : 0;
   const auto units = run.at("units").get<std::size_t>();

@@ -108,6 +108,12 @@ Json bound_to_json(const BoundResult& b) {
   if (b.fan_relaxation)  // models with fans: the bound is a relaxation (bound_fan.cpp)
     j["fan_relaxation"] = {{"credited_steps", b.fan_relaxation->credited_steps},
                            {"max_credit_c", num(b.fan_relaxation->max_credit_c)}};
+  if (b.fan_tight)  // the tight fan bound's figures; its boxes (lower_c) stay behind
+    j["fan_tight"] = {
+        {"floor", num(b.fan_tight->floor)},     {"dual", num(b.fan_tight->dual)},
+        {"relaxed", num(b.fan_tight->relaxed)}, {"lps", b.fan_tight->lps},
+        {"failed", b.fan_tight->failed},        {"mean_gain_c", num(b.fan_tight->mean_gain_c)},
+        {"seconds", num(b.fan_tight->seconds)}};
   return j;
 }
 
@@ -129,6 +135,18 @@ BoundResult bound_from_json(const Json& j) {
     const Json& f = j.at("fan_relaxation");
     b.fan_relaxation =
         FanRelaxation{f.at("credited_steps").get<std::uint64_t>(), get_num(f.at("max_credit_c"))};
+  }
+  if (j.contains("fan_tight")) {
+    const Json& f = j.at("fan_tight");
+    FanTightResult t;
+    t.floor = get_num(f.at("floor"));
+    t.dual = get_num(f.at("dual"));
+    t.relaxed = get_num(f.at("relaxed"));
+    t.lps = f.at("lps").get<std::uint64_t>();
+    t.failed = f.at("failed").get<std::uint64_t>();
+    t.mean_gain_c = get_num(f.at("mean_gain_c"));
+    t.seconds = get_num(f.at("seconds"));
+    b.fan_tight = std::move(t);
   }
   return b;
 }
@@ -181,7 +199,9 @@ std::variant<std::string, ShardError> run_compare_shard(
   run["controllers"] = cs;
   run["skin_limit_c"] = num(job.model->skin_limit_c);
   run["seed"] = job.seed;
-  run["bound"] = job.bound;
+  run["bound"] = job.bound.has_value();
+  if (job.bound) run["fan_bound"] = std::string(to_string(*job.bound));
+  const bool tight = job.bound == FanBoundChoice::tight && tight_fan_bound_applies(*job.model);
   const std::size_t n_bounds = job.bound ? workloads.size() : 0;
   const std::size_t units = n_bounds + workloads.size() * controllers.size();
   run["units"] = units;
@@ -194,15 +214,17 @@ std::variant<std::string, ShardError> run_compare_shard(
     const std::size_t w = is_bound ? u : (u - n_bounds) / controllers.size();
     std::vector<ControllerChoice> one;
     if (!is_bound) one.push_back(controllers[(u - n_bounds) % controllers.size()]);
+    if (is_bound && tight) one = controllers;  // the runs that set the floor
     if (progress)
       progress(fmt::format("compare shard {}/{}: unit {} of {}: {} / {}", s.index, s.count, u + 1,
                            units, workloads[w].name(), is_bound ? "bound" : one[0].label));
-    auto res = run_compare(*job.model, {workloads[w]}, one, job.seed, is_bound, progress);
+    auto res = run_compare(*job.model, {workloads[w]}, one, job.seed,
+                           is_bound ? job.bound : std::nullopt, progress);
     if (auto* e = std::get_if<std::string>(&res)) return ShardError{*e};
     auto& r = std::get<CompareResult>(res);
     if (is_bound) {
       done.push_back({{"unit", u}, {"bound", bound_to_json(*r.bounds.at(0))}});
-      bounds_wall_s += r.bounds_wall_s;
+      bounds_wall_s += r.bounds_wall_s + (tight ? r.wall_s : 0.0);  // the floor's runs too
     } else {
       const auto& cell = r.cells.at(0).at(0);
       done.push_back({{"unit", u},

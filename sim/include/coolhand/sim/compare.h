@@ -5,7 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coolhand/sim/bound.h"
@@ -24,6 +26,17 @@ struct ControllerChoice {
   KernelVersion kernel = KernelVersion::v6_1;  // the governor's core and rules
 };
 
+// Which performance bound `compare --bound` gives a model with one fan
+// (`--fan-bound`; docs/simulator.md, "The tight bound"): the relaxation
+// (bound_fan.cpp), or the tight bound min(relaxation, max(V, dual))
+// with V the best performance of the compared controllers that hold the
+// limit on the workload. Fanless models have one bound, exact, either way;
+// a model with several fans gets the relaxation.
+enum class FanBoundChoice { relaxed, tight };
+[[nodiscard]] std::string_view to_string(FanBoundChoice c);
+// Whether the tight bound applies to `model`: exactly one cooling device.
+[[nodiscard]] bool tight_fan_bound_applies(const ModelSpec& model);
+
 struct CompareCell {
   Metrics metrics;
   // For the overlay plot only: time_s, max_skin_c and performance, thinned
@@ -40,19 +53,31 @@ struct CompareResult {
   // Per scenario, when run_compare was asked for it: the performance bound
   // at the skin limit (bound.h); each controller's fraction of it is shown.
   std::vector<std::optional<BoundResult>> bounds;
-  double wall_s = 0;         // the runs, bounds excluded
-  double bounds_wall_s = 0;  // the bounds
+  FanBoundChoice fan_bound = FanBoundChoice::tight;  // what --fan-bound asked for
+  double wall_s = 0;                                 // the runs, bounds excluded
+  double bounds_wall_s = 0;                          // the bounds
   std::uint64_t steps = 0;
 };
 
 // Errors (a policy not matching the model, a failed bound) come back as
-// text. With `with_bound`, each workload's performance bound at the model's
-// skin limit is computed too (default decision step; `progress` as in
+// text. With `bound` set, each workload's performance bound at the model's
+// skin limit is computed too, after its runs (default decision step; the
+// tight fan bound's floor is tight_floor of those runs; `progress` as in
 // BoundOptions).
 [[nodiscard]] std::variant<CompareResult, std::string> run_compare(
     const ModelSpec& model, const std::vector<Workload>& workloads,
-    const std::vector<ControllerChoice>& controllers, std::uint64_t seed, bool with_bound = false,
+    const std::vector<ControllerChoice>& controllers, std::uint64_t seed,
+    std::optional<FanBoundChoice> bound = std::nullopt,
     const std::function<void(std::string_view)>& progress = {});
+
+// The tight fan bound's floor V on scenario `s`: the best performance of
+// the controllers whose max skin is at most the limit there, and which of
+// them (unset, and V = 0, when none holds it).
+struct TightFloor {
+  double performance = 0;
+  std::optional<std::size_t> controller;
+};
+[[nodiscard]] TightFloor tight_floor(const CompareResult& r, std::size_t s);
 
 // The targets for each coolhand policy against the kernel baselines, per
 // scenario: never more than 0.5 °C over the limit (where the scenario's

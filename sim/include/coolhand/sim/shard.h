@@ -5,7 +5,10 @@
 //
 // Work units. compare: with --bound, first one bound per workload, then
 // one run per (workload, controller) cell, workload-major, in command-line
-// order; without --bound the cells alone. bound: one LP per workload.
+// order; without --bound the cells alone. A tight fan bound's unit runs
+// its workload's cells again for its floor (run_compare's own code, the
+// same runs, so the same floor as on one machine) and keeps the bound
+// only. bound: one LP per workload.
 // Unit u (0-based) belongs to shard (u mod N) + 1: round robin spreads a
 // suite's long workloads over the shards. A shard may own no unit.
 //
@@ -68,7 +71,7 @@ struct CompareJob {
   // Per controller: its policy file, or empty for a governor.
   std::vector<std::string> policy_paths;
   std::uint64_t seed = 1;
-  bool bound = false;
+  std::optional<FanBoundChoice> bound;  // --bound and its --fan-bound
 };
 
 // Runs shard `s`'s units of `job` (progress lines on `progress`, may be
