@@ -7,7 +7,7 @@
 # prints what one machine does; a fanless model's figures do not change
 # with --fan-bound. A one-node model (10 J/K, 0.2 W/K, a fan adding 0.1 or
 # 0.2 W/K; 4 W at full speed holds 45 °C with the fan off, 35 °C with it
-# at full) and 5 min runs: the whole test takes well under a second.
+# at full) and 5 min runs: the whole test takes about 1 s CPU.
 # Usage: compare_tight_cli_test.sh <coolhand-sim> <sim data dir>
 set -euo pipefail
 
