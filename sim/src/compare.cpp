@@ -86,7 +86,7 @@ std::string fan_bound_note(const CompareResult& r, std::size_t s) {
   const std::string floor =
       f.controller ? fmt::format("{}'s performance, the best of the runs that hold the limit",
                                  r.controllers[*f.controller])
-                   : std::string("no run holds the limit");
+                   : std::string("0: no compared run holds the limit");
   const std::string boxes =
       t.lps == 0 ? std::string(
                        "no box tightened: every skin multiplier of the relaxation's LP is 0 (its "
