@@ -52,9 +52,14 @@ class YamlText {
   // Replaces the whole entry `entry` of the mapping `map`: in a block
   // mapping by `block_lines` (the entry as it should read, comments above
   // its key included, indented from column 0; they are indented to the
-  // key's column), in a flow mapping its value by `flow_value`.
+  // key's column), in a flow mapping its value by `flow_value`. In a block
+  // mapping the comment lines right above the key, at its indentation,
+  // that start with `replaced_comment` (when not empty) are replaced too:
+  // a comment that `block_lines` bring again is then not stacked on the
+  // one an earlier edit wrote.
   void replace_entry(const YAML::Node& map, const YamlEntry& entry,
-                     const std::vector<std::string>& block_lines, const std::string& flow_value);
+                     const std::vector<std::string>& block_lines, const std::string& flow_value,
+                     std::string_view replaced_comment = {});
 
   // The lines of a block mapping's entry as written (the comment lines
   // right above its key, the key, its value up to its last line with
