@@ -180,8 +180,13 @@ void YamlText::insert_in_root(const std::vector<std::string>& entries) {
 }
 
 void YamlText::replace_scalar(const YAML::Node& value, const std::string& text) {
+  const auto [begin, end] = scalar_span(value);
+  add({begin, end, text});
+}
+
+std::pair<std::size_t, std::size_t> YamlText::scalar_span(const YAML::Node& value) const {
   if (!value.IsScalar()) fail(value, "expected a number or a name here");
-  add({offset(value.Mark()), scalar_end(value), text});
+  return {offset(value.Mark()), scalar_end(value)};
 }
 
 void YamlText::replace_entry(const YAML::Node& map, const YamlEntry& entry,
