@@ -573,22 +573,7 @@ int run_sim(int argc, char** argv) {
 
   add_port_command(app);  // the port chain's YAML front end (cmd_port.h)
 
-  // CLI11 takes a word that is no subcommand for a stray argument, and
-  // `--help` after it would print the main help and exit 0.
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string_view word = argv[1];
-    std::string names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == word;
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      std::cerr << "coolhand-sim: unknown subcommand '" << word << "' (one of: " << names
-                << "; see coolhand-sim --help)\n";
-      return 2;
-    }
-  }
+  if (auto status = refuse_bad_subcommand(app, argc, argv)) return *status;
   CLI11_PARSE(app, argc, argv);  // fit, merge and tune run (and end) inside it
   return run_command("", [&] {
     if (*replay_cmd) {
