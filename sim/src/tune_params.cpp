@@ -204,15 +204,17 @@ std::string resolve(const detail::YamlText& doc, std::string_view path,
   if (prefix == "version" || prefix.rfind("tune.", 0) == 0)
     return fmt::format("'{}' is not a tunable parameter", path);
   const std::string& scalar = node.Scalar();
-  const std::string quoted =
-      fmt::format("'{}' is a quoted or multi-line value; write it plainly to tune it", path);
+  // The span reads as the scalar only when it is written plainly on one
+  // line (with quotes it does not; over more lines scalar_span fails).
   std::pair<std::size_t, std::size_t> span;
+  bool plain = false;
   try {
     span = doc.scalar_span(node);
-  } catch (const detail::YamlFail&) {  // a plain scalar over more than one line
-    return quoted;
+    plain = doc.text().compare(span.first, span.second - span.first, scalar) == 0;
+  } catch (const detail::YamlFail&) {
   }
-  if (doc.text().compare(span.first, span.second - span.first, scalar) != 0) return quoted;
+  if (!plain)
+    return fmt::format("'{}' is a quoted or multi-line value; write it plainly to tune it", path);
   p.offset = span.first;
   p.length = scalar.size();
   p.text = scalar;
