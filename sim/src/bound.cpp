@@ -155,14 +155,7 @@ std::variant<FanTightResult, std::string> tight_fan_bound(const ModelSpec& initi
   auto res = detail::tight_fan_bound(lin, in, lp, mu, m, options.limit_c, options.fan_tight->floor,
                                      nodes, options.fan_tight->rounds, options.progress);
   if (auto* e = std::get_if<std::string>(&res)) return *e;
-  const auto& t = std::get<detail::TightFanBound>(res);
-  FanTightResult out;
-  out.floor = t.floor;
-  out.dual = t.dual;
-  out.lps = t.lps;
-  out.failed = t.failed;
-  out.mean_gain_c = t.mean_gain_c;
-  out.lower_c = t.lower_c;
+  auto out = std::get<FanTightResult>(std::move(res));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -171,7 +171,7 @@ double fan_dual(const Linear& lin, const Inputs& in, const FanBoxes& box, double
   return value;
 }
 
-std::variant<TightFanBound, std::string> tight_fan_bound(
+std::variant<FanTightResult, std::string> tight_fan_bound(
     const Linear& lin, const Inputs& in, CoarseLp& lp,
     const std::vector<std::vector<double>>& skin_multiplier, std::uint64_t m, double limit_c,
     double floor, const std::vector<std::size_t>& nodes, int rounds,
@@ -179,7 +179,7 @@ std::variant<TightFanBound, std::string> tight_fan_bound(
   const auto say = [&](const std::string& line) {
     if (progress) progress(line);
   };
-  TightFanBound out;
+  FanTightResult out;
   out.floor = floor;
   const std::uint64_t blocks = lp.blocks();
   std::vector<double> floor_lo(in.steps * lin.n, -1e300);
@@ -247,7 +247,6 @@ std::variant<TightFanBound, std::string> tight_fan_bound(
         return k % m == 0 && k > 0 && k / m < blocks ? skin_multiplier[k / m][s] : 0.0;
       },
       t);
-  out.bound = std::max(floor, out.dual);
   out.lower_c = std::move(box.lo);
   return out;
 }

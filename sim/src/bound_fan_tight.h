@@ -13,6 +13,7 @@
 
 #include "bound_linear.h"
 #include "bound_lp.h"
+#include "coolhand/sim/bound.h"
 
 namespace coolhand::sim::detail {
 
@@ -48,22 +49,14 @@ struct FanDualTerms {
                               const std::function<double(std::uint64_t, std::size_t)>& skin,
                               const FanDualTerms& terms);
 
-struct TightFanBound {
-  double bound = 0;             // max(floor, dual): every controller's performance is <= it
-  double dual = 0;              // the fine dual over the tightened boxes
-  double floor = 0;             // the performance floor V the boxes hold for
-  std::uint64_t lps = 0;        // tightening LPs solved
-  std::uint64_t failed = 0;     // of which without an optimum (their boxes left loose)
-  double mean_gain_c = 0;       // mean rise of the tightened lower bounds, °C
-  std::vector<double> lower_c;  // the final boxes' lower bounds (FanBoxes::lo)
-};
-
+// The figures of bound.h's FanTightResult but `relaxed` and `seconds`,
+// which the caller fills (lower_c: the final boxes' FanBoxes::lo).
 // `lp` is the relaxation's coarse LP (bound.h), solved for performance;
 // `skin_multiplier(b, s)` its multipliers, read before this is called (the
 // LP is re-solved here). `nodes`: the nodes whose lower bounds are
 // tightened at every decision-step start (the fan's cooled nodes and their
 // neighbours). Errors (a solver failure) come back as text.
-[[nodiscard]] std::variant<TightFanBound, std::string> tight_fan_bound(
+[[nodiscard]] std::variant<FanTightResult, std::string> tight_fan_bound(
     const Linear& per_level, const Inputs& in, CoarseLp& lp,
     const std::vector<std::vector<double>>& skin_multiplier, std::uint64_t per_decision,
     double limit_c, double floor, const std::vector<std::size_t>& nodes, int rounds,

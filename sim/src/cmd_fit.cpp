@@ -8,13 +8,9 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 
 #include "cmd_status.h"
@@ -91,11 +87,9 @@ std::vector<FitSegment> load_recordings(const FitArgs& a, const ModelSpec& spec,
   std::vector<FitSegment> out;
   for (std::size_t i = 0; i < a.recordings.size(); ++i) {
     const std::string& path = a.recordings[i];
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Failure(path + ": cannot open: " + std::strerror(errno));
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    const auto read = recorder::read_recording(bytes.str());
+    std::string bytes;
+    if (auto error = read_text(path, bytes); !error.empty()) throw Failure(error);
+    const auto read = recorder::read_recording(bytes);
     if (read.error) throw Failure(path + ": " + read.error->to_string());
     RecordingFitOptions opt;
     opt.step_s = data_opt.step_s;

@@ -15,12 +15,8 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 
 #include "cmd_status.h"
@@ -32,11 +28,9 @@ namespace coolhand::sim {
 namespace {
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (auto error = read_text(path, text); !error.empty()) throw std::runtime_error(error);
+  return text;
 }
 
 template <typename T>

@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "coolhand/recorder/file.h"
+#include "coolhand/sim/output.h"
 
 namespace coolhand::sim {
 
@@ -23,11 +23,7 @@ constexpr double kStartRecordsPerSecond = 200;
 }  // namespace
 
 RunRecording::RunRecording(const std::string& policy_path, double duration_s) {
-  std::ifstream in(policy_path, std::ios::binary);
-  if (!in) throw std::runtime_error(policy_path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  text_ = text.str();
+  if (auto error = read_text(policy_path, text_); !error.empty()) throw std::runtime_error(error);
   hash_ = recorder::policy_hash(text_);
   const double want = std::clamp(duration_s * kStartRecordsPerSecond, 4096.0,
                                  static_cast<double>(recorder::Ring::kMaxCapacity));

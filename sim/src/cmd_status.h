@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace coolhand::sim {
@@ -19,5 +20,14 @@ int run_command(const std::string& prefix, const std::function<int()>& body);
 // CLI::RuntimeError: CLI11 prints nothing for either and CLI11_PARSE
 // returns the status). For the commands of cmd_*.cpp.
 void run_in_callback(CLI::App& cmd, std::string prefix, std::function<int()> body);
+
+// Checks the subcommand words of argv before CLI11 parses them: CLI11 takes
+// a word that is no subcommand for a stray argument (and `--help` after it
+// would print the main help and exit 0), and says only "A subcommand is
+// required" for a command of subcommands (`port`) given none. Returns 2
+// after printing "coolhand-sim: [COMMAND: ]unknown subcommand 'WORD' (one
+// of: ...; see coolhand-sim [COMMAND ]--help)" or "coolhand-sim: COMMAND:
+// give a subcommand (one of: ...; ...)", else nullopt.
+std::optional<int> refuse_bad_subcommand(const CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace coolhand::sim

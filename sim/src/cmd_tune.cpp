@@ -14,11 +14,9 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "cmd_status.h"
@@ -59,11 +57,9 @@ struct TuneArgs {
 };
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Failure(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (auto error = read_text(path, text); !error.empty()) throw Failure(error);
+  return text;
 }
 
 // The run's identity and --shard K/N use shard.h's, as compare's and

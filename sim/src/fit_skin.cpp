@@ -28,8 +28,12 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-config::ConfigError err(std::string msg) {
-  return config::ConfigError{{}, 0, 0, {}, std::move(msg)};
+// An error about `what`: a data file (its segment's name), an option as
+// given ("--taps 0") or the estimator of a reference; never an empty
+// subject, which ConfigError::to_string would print as a bare ": ".
+config::ConfigError err(std::string what, std::string msg) {
+  if (what.empty()) what = "fit data";  // a segment made without a name
+  return config::ConfigError{std::move(what), 0, 0, {}, std::move(msg)};
 }
 
 std::optional<std::size_t> index_of(const std::vector<std::string>& names,
@@ -138,19 +142,22 @@ std::vector<double> evaluate_skin(const SkinEstimator& est, const FitSegment& se
 std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
     const std::vector<FitSegment>& data, const std::vector<std::string>& references,
     const std::vector<std::string>& sensor_names, const SkinFitOptions& options) {
-  if (data.empty()) return err("no data to fit");
-  if (options.taps < 1 || options.taps > 1024) return err("taps: expected 1 to 1024");
+  if (data.empty()) return err("skin estimator", "no data to fit");
+  if (options.taps < 1 || options.taps > 1024)
+    return err(fmt::format("--taps {}", options.taps), "expected 1 to 1024");
   const double step = data.front().step_s;
   const auto shift = tap_shift(options.tap_period_s, step);
   if (shift < 1 || std::abs(static_cast<double>(shift) * step - options.tap_period_s) > 1e-9)
-    return err(fmt::format("tap period {} s: must be a whole multiple of the fit step, {} s",
-                           options.tap_period_s, step));
-  if (options.inputs.empty()) return err("the skin estimator needs at least one input sensor");
+    return err(fmt::format("--tap-period {}", options.tap_period_s),
+               fmt::format("must be a whole multiple of the fit step, {} s", step));
+  if (options.inputs.empty())
+    return err("skin estimator", "no input sensor (give --skin-inputs, or a model with sensors)");
   for (const auto& name : options.inputs)
     for (const auto& seg : data)
       if (!input_series(seg, sensor_names, name))
-        return err(seg.name + ": skin input '" + name +
-                   "' is neither a sensor of the skeleton nor a brightness (--brightness)");
+        return err(seg.name, "skin input '" + name +
+                                 "' is neither a sensor of the skeleton nor a brightness "
+                                 "(--brightness)");
   // The fitted coefficients: every input's taps, but only the newest of a
   // newest_tap_only input, then the offset.
   const auto n_all = static_cast<Eigen::Index>(options.inputs.size()) * options.taps + 1;
@@ -172,8 +179,9 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
     for (const auto& seg : data) {
       const auto r = index_of(seg.extra_names, ref);
       if (!r)
-        return err(seg.name + ": no column '" + ref + "' for the reference skin (the columns " +
-                   "no sensor or device uses are the candidates)");
+        return err(seg.name, "no column '" + ref +
+                                 "' for the reference skin (the columns no sensor or device "
+                                 "uses are the candidates)");
       std::vector<std::vector<double>> inputs;
       inputs.reserve(options.inputs.size());
       for (const auto& name : options.inputs)
@@ -191,8 +199,8 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       }
     }
     if (rows <= static_cast<std::size_t>(nf))
-      return err(
-          fmt::format("{} samples for {} skin-estimator coefficients: record longer", rows, nf));
+      return err(fmt::format("skin estimator of '{}'", ref),
+                 fmt::format("{} samples for {} coefficients: record longer", rows, nf));
     for (Eigen::Index c = 0; c + 1 < nf; ++c) ata(c, c) += options.ridge;
     const Eigen::VectorXd fitted = ata.ldlt().solve(aty);
     Eigen::VectorXd w = Eigen::VectorXd::Zero(n_all);
@@ -233,11 +241,11 @@ std::optional<config::ConfigError> add_brightness(std::vector<FitSegment>& data,
   for (const auto& in : inputs) {
     const std::optional<std::size_t> dev = device_index(model, in.device);
     if (!dev)
-      return err("--brightness " + in.sensor + "=" + in.device + ": the model has no device '" +
-                 in.device + "'");
+      return err("--brightness " + in.sensor + "=" + in.device,
+                 "the model has no device '" + in.device + "'");
     const DeviceModelSpec& device = model.devices[*dev];
     for (auto& seg : data) {
-      if (*dev >= seg.load.size()) return err(seg.name + ": no levels for device " + in.device);
+      if (*dev >= seg.load.size()) return err(seg.name, "no levels for device " + in.device);
       // load[l][k] is the interval mean of demand while at level l, and
       // the brightness is linear in demand at each level.
       std::vector<double> b(seg.time_s.size(), 0.0);

@@ -1,32 +1,30 @@
 // coolhand-sim: the command line. `run` (closed loop, the default with no
-// arguments: the bundled reference scenario), `replay` (a sensor trace, or
-// a coolhandd flight recording, through a policy), `export` (a recording as
-// CSV), `compare` (policies and governors over a workload suite) and `bound`
-// (the offline-optimal schedule's performance, bound.h); compare and bound
-// take --shard K/N, and `merge` combines the shard files (shard.h, merge.h).
-// Bundled data (models, workloads, the reference policy) is looked up in
-// $COOLHAND_SIM_DATA, then the install tree (<prefix>/share/coolhand), then
-// the source tree this binary was built from.
+// arguments: the bundled reference scenario), `compare` (policies and
+// governors over a workload suite) and `bound` (the offline-optimal
+// schedule's performance, bound.h) are here; compare and bound take
+// --shard K/N, and `merge` combines the shard files (shard.h, merge.h;
+// cmd_merge.cpp). `replay` and `export` are in cmd_replay.cpp, `fit` in
+// cmd_fit.cpp, `tune` in cmd_tune.cpp, `port` in cmd_port.cpp. Bundled data
+// (models, workloads, the reference policy) is looked up as cmd_common.h
+// says.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string_view>
 
+#include "cmd_common.h"
 #include "cmd_fit.h"
 #include "cmd_merge.h"
 #include "cmd_port.h"
+#include "cmd_replay.h"
 #include "cmd_run_record.h"
 #include "cmd_status.h"
 #include "cmd_tune.h"
@@ -34,9 +32,6 @@
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/output.h"
-#include "coolhand/sim/recording_export.h"
-#include "coolhand/sim/recording_replay.h"
-#include "coolhand/sim/replay.h"
 #include "coolhand/sim/report.h"
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/shard.h"
@@ -47,66 +42,9 @@ using namespace coolhand::sim;
 
 namespace {
 
-constexpr const char* kReferenceModel = "models/reference-umpc.yaml";
-constexpr const char* kReferenceWorkload = "workloads/gaming.csv";
-constexpr const char* kReferencePolicy = "policies/reference-umpc.yaml";
-
-// Directories holding models/, workloads/ and policies/, in lookup order.
-std::vector<fs::path> data_dirs() {
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("COOLHAND_SIM_DATA")) dirs.emplace_back(env);
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    dirs.push_back(exe.parent_path().parent_path() / COOLHAND_SIM_INSTALL_DATADIR / "coolhand");
-  dirs.emplace_back(COOLHAND_SIM_SOURCE_DATA);
-  dirs.emplace_back(COOLHAND_SOURCE_POLICIES_PARENT);
-  return dirs;
-}
-
-std::optional<std::string> find_data(const std::string& rel) {
-  for (const auto& d : data_dirs())
-    if (fs::exists(d / rel)) return (d / rel).string();
-  return std::nullopt;
-}
-
-std::string need_data(const std::string& rel) {
-  if (auto p = find_data(rel)) return *p;
-  throw std::runtime_error("cannot find bundled " + rel +
-                           " (set COOLHAND_SIM_DATA to the directory holding models/, "
-                           "workloads/ and policies/)");
-}
-
 struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-ModelSpec load_model(const std::string& path) {
-  auto r = load_model_file(path);
-  if (auto* e = std::get_if<config::ConfigError>(&r)) throw Failure(e->to_string());
-  return std::get<ModelSpec>(std::move(r));
-}
-
-Workload load_workload(const std::string& path, const ModelSpec& model) {
-  auto t = load_csv_file(path);
-  if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
-  auto w = Workload::bind(std::get<CsvTable>(std::move(t)), model);
-  if (auto* e = std::get_if<config::ConfigError>(&w)) throw Failure(e->to_string());
-  // Each workload file is loaded once per command, so each warning is printed once.
-  for (const auto& warning : std::get<Workload>(w).warnings())
-    std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
-  return std::get<Workload>(std::move(w));
-}
-
-config::PolicyDocument load_policy(const std::string& path) {
-  auto r = config::load_policy_file(path);
-  if (!r.errors.empty()) {
-    std::string msg;
-    for (const auto& e : r.errors) msg += (msg.empty() ? "" : "\n") + e.to_string();
-    throw Failure(msg);
-  }
-  return std::move(*r.document);
-}
 
 Governor parse_governor(const std::string& name) {
   auto g = governor_from_string(name);
@@ -120,20 +58,6 @@ KernelVersion parse_kernel(const std::string& name) {
   auto k = kernel_version_from_string(name);
   if (!k) throw Failure("unknown kernel '" + name + "' (one of: 6.1, 7.3)");
   return *k;
-}
-
-void ensure_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Failure("cannot create " + dir + ": " + ec.message());
-}
-
-void check(const std::string& error) {
-  if (!error.empty()) throw Failure(error);
-}
-
-std::string stem(const std::string& path) {
-  return fs::path(path).stem().string();
 }
 
 // Writes a shard's file (--shard K/N; shard.h) to `file`, or its default name.
@@ -213,111 +137,6 @@ int cmd_run(const RunArgs& a) {
       m.controller, m.scenario, spec.name, m.duration_s, m.max_skin_c, m.skin_limit_c,
       m.seconds_over_limit, m.degree_seconds_over_limit, m.performance, m.level_changes_per_min,
       m.decisions, m.steps, m.wall_s, m.steps_per_s, dir, a.no_trace ? "" : "trace.csv,plot.svg,");
-  return 0;
-}
-
-// ---------------------------------------------------------------- replay --
-
-int cmd_replay_trace(const std::string& policy_path, const std::string& trace_path,
-                     const std::string& out) {
-  const auto policy = load_policy(policy_path);
-  auto t = load_csv_file(trace_path);
-  if (auto* e = std::get_if<config::ConfigError>(&t)) throw Failure(e->to_string());
-  auto r = replay(std::get<CsvTable>(t), policy);
-  if (auto* e = std::get_if<config::ConfigError>(&r)) throw Failure(e->to_string());
-  const auto& o = std::get<ReplayOutput>(r);
-  for (const auto& warning : o.warnings)
-    std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
-  ensure_dir(out);
-  check(write_text(o.decisions_csv, out + "/decisions.csv"));
-  check(write_text(o.events_csv, out + "/events.csv"));
-  check(write_text(o.sensors.csv(), out + "/sensors.csv"));
-  check(write_text(
-      plot_sensors_svg(o.sensors, policy.spec,
-                       fmt::format("{} through {}", fs::path(trace_path).filename().string(),
-                                   stem(policy_path))),
-      out + "/plot.svg"));
-  std::cout << fmt::format(
-      "{} engine steps, {} events, worst severity {}; wrote {}/{{decisions,events,sensors}}.csv "
-      "and {}/plot.svg\n",
-      o.steps, o.events, o.max_severity, out, out);
-  return 0;
-}
-
-recorder::Recording load_recording(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Failure(path + ": cannot open: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string bytes = ss.str();
-  auto r = recorder::read_recording(bytes);
-  if (r.error) throw Failure(path + ": " + r.error->to_string());
-  return std::move(*r.recording);
-}
-
-// Exact (embedded policy) or what-if (--policy); see recording_replay.h.
-int cmd_replay_recording(const std::string& rec_path, const std::string& policy_path, bool exact,
-                         const std::string& out) {
-  const recorder::Recording rec = load_recording(rec_path);
-  std::optional<config::PolicyDocument> candidate;
-  if (!policy_path.empty()) candidate = load_policy(policy_path);
-  auto r = replay_recording(rec, rec_path, candidate, exact);
-  if (auto* e = std::get_if<std::string>(&r)) throw Failure(*e);
-  const auto& o = std::get<RecordingReplay>(r);
-  for (const auto& note : o.notes) std::cerr << "coolhand-sim: note: " << note << "\n";
-  ensure_dir(out);
-  check(write_text(o.decisions_csv, out + "/decisions.csv"));
-  check(write_text(o.sensors.csv(), out + "/sensors.csv"));
-  check(write_text(o.levels_csv(), out + "/levels.csv"));
-  const policy::PolicySpec* spec = candidate ? &candidate->spec : nullptr;
-  config::PolicyDocument embedded;
-  if (!spec) {
-    auto e = embedded_policy(rec, rec_path);
-    if (auto* msg = std::get_if<std::string>(&e)) throw Failure(*msg);
-    embedded = std::get<config::PolicyDocument>(std::move(e));
-    spec = &embedded.spec;
-  }
-  const std::string title =
-      fmt::format("{} replayed with {}", fs::path(rec_path).filename().string(),
-                  candidate ? stem(policy_path) : std::string("its own policy"));
-  check(write_text(plot_recording_svg(o, *spec, title), out + "/plot.svg"));
-  if (!o.what_if) {
-    std::cout << fmt::format(
-        "{}: bit-exact with {}: {} segment(s), {} engine steps, {} records compared, no "
-        "difference\nwrote {}/{{decisions,sensors,levels}}.csv and {}/plot.svg\n",
-        rec_path, candidate ? policy_path : std::string("its own policy"), o.segments, o.steps,
-        o.compared, out, out);
-    return 0;
-  }
-  check(write_text(o.differences_csv(), out + "/differences.csv"));
-  std::cout << fmt::format("{} with {}: {} segment(s), {} engine steps (open loop)\n", rec_path,
-                           policy_path, o.segments, o.steps);
-  if (o.differences.empty()) std::cout << "levels: the same as the daemon's throughout\n";
-  constexpr std::size_t kShown = 20;
-  for (std::size_t i = 0; i < o.differences.size() && i < kShown; ++i) {
-    const auto& d = o.differences[i];
-    std::cout << fmt::format("  {}: daemon level {}, {} level {} from {:.3f} s to {:.3f} s\n",
-                             d.device, d.daemon, stem(policy_path), d.candidate, d.from_s, d.to_s);
-  }
-  if (o.differences.size() > kShown)
-    std::cout << fmt::format("  ... {} more in {}/differences.csv\n", o.differences.size() - kShown,
-                             out);
-  std::cout << fmt::format(
-      "{} stretch(es) differ; wrote {}/{{decisions,sensors,levels,differences}}.csv and "
-      "{}/plot.svg\n",
-      o.differences.size(), out, out);
-  return 0;
-}
-
-int cmd_export(const std::string& rec_path, const std::string& out) {
-  const recorder::Recording rec = load_recording(rec_path);
-  ensure_dir(out);
-  const auto files = export_tables(rec);
-  for (const auto& [name, text] : files) check(write_text(text, (fs::path(out) / name).string()));
-  std::cout << fmt::format("{}: {} records; wrote {} files to {}:", rec_path, rec.records.size(),
-                           files.size(), out);
-  for (const auto& [name, text] : files) std::cout << " " << name;
-  std::cout << "\n";
   return 0;
 }
 
@@ -466,33 +285,7 @@ int run_sim(int argc, char** argv) {
   run_cmd->add_option("--record", ra.record,
                       "also write the policy's loop as a coolhandd flight recording (.chrec)");
 
-  std::string rp_policy, rp_trace, rp_recording, rp_out = "coolhand-sim-replay";
-  auto* replay_cmd = app.add_subcommand(
-      "replay",
-      "a sensor trace (CSV: time_s, one column per sensor in °C; the simulator's trace.csv "
-      "works) through a policy, or a coolhandd flight recording: with its own policy it must "
-      "reproduce the daemon's decisions exactly (exit 1 naming the first differing record), "
-      "with --policy it shows what that policy would have done (open loop)");
-  replay_cmd->add_option("--policy,-p", rp_policy,
-                         "coolhand policy YAML (required with --trace; with --recording a "
-                         "candidate instead of the embedded policy)");
-  auto* trace_opt = replay_cmd->add_option("--trace,-t", rp_trace, "sensor trace CSV");
-  auto* recording_opt =
-      replay_cmd->add_option("--recording,-r", rp_recording, "coolhandd flight recording");
-  trace_opt->excludes(recording_opt);
-  bool rp_exact = false;
-  replay_cmd
-      ->add_flag("--exact", rp_exact,
-                 "with --recording and --policy: the policy must reproduce every recorded "
-                 "decision (as the embedded one must); a difference is an error")
-      ->needs(recording_opt);
-  replay_cmd->add_option("--out,-o", rp_out, "output directory")->capture_default_str();
-
-  std::string ex_recording, ex_out;
-  auto* export_cmd = app.add_subcommand(
-      "export", "a coolhandd flight recording as CSV: one table per record kind");
-  export_cmd->add_option("--recording,-r", ex_recording, "coolhandd flight recording")->required();
-  export_cmd->add_option("--output,-o", ex_out, "output directory")->required();
+  add_replay_commands(app);  // replay and export (cmd_replay.h)
 
   CompareArgs ca;
   auto* compare_cmd =
@@ -584,32 +377,10 @@ int run_sim(int argc, char** argv) {
 
   add_port_command(app);  // the port chain's YAML front end (cmd_port.h)
 
-  // CLI11 takes a word that is no subcommand for a stray argument, and
-  // `--help` after it would print the main help and exit 0.
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string_view word = argv[1];
-    std::string names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == word;
-      names += (names.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      std::cerr << "coolhand-sim: unknown subcommand '" << word << "' (one of: " << names
-                << "; see coolhand-sim --help)\n";
-      return 2;
-    }
-  }
-  CLI11_PARSE(app, argc, argv);  // fit, merge and tune run (and end) inside it
+  if (auto status = refuse_bad_subcommand(app, argc, argv)) return *status;
+  // replay, export, merge, fit, tune and port run (and end) inside it
+  CLI11_PARSE(app, argc, argv);
   return run_command("", [&] {
-    if (*replay_cmd) {
-      if (!rp_recording.empty())
-        return cmd_replay_recording(rp_recording, rp_policy, rp_exact, rp_out);
-      if (rp_trace.empty()) throw Failure("replay: give --trace FILE or --recording FILE");
-      if (rp_policy.empty()) throw Failure("replay --trace needs --policy");
-      return cmd_replay_trace(rp_policy, rp_trace, rp_out);
-    }
-    if (*export_cmd) return cmd_export(ex_recording, ex_out);
     if (*compare_cmd) return cmd_compare(ca);
     if (*bound_cmd) return cmd_bound(ba);
     return cmd_run(ra);

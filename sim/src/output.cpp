@@ -1,10 +1,13 @@
-// Trace CSV and metrics.json writers.
+// Trace CSV and metrics.json writers; whole text files read and written.
 #include "coolhand/sim/output.h"
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +28,21 @@ std::string write_text(const std::string& text, const std::string& path) {
   out << text;
   out.close();
   if (!out) return "error writing " + path;
+  return {};
+}
+
+std::string read_text(const std::string& path, std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return path + ": cannot open: " + std::strerror(errno);
+  std::string bytes;
+  std::array<char, 65536> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) bytes.append(buf.data(), n);
+  const int why = errno;
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return path + ": cannot read: " + std::strerror(why);  // a directory: EISDIR
+  text = std::move(bytes);
   return {};
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/config/yaml_input.h"
@@ -25,6 +26,10 @@ using detail::YamlText;
 constexpr config::detail::DocumentKind kModelKind{"model", "name: ..., nodes: ..., ..."};
 constexpr config::detail::DocumentKind kPolicyKind{"policy", "version: 1, ..."};
 constexpr config::detail::DocumentKind kSnippetKind{"estimator file", "front_skin_fir: ..., ..."};
+// How the comment skin_yaml (fit_skin.cpp) writes above each estimator
+// starts: paste replaces such a comment above the sensor (an earlier
+// paste's) with the new one rather than stacking them.
+constexpr std::string_view kFittedComment = "# Fitted by coolhand-sim fit";
 
 std::string joined(const std::vector<config::ConfigError>& errors) {
   std::string out;
@@ -235,7 +240,8 @@ std::variant<Pasted, std::string> paste_estimators(
     pastes.push_back(std::move(paste));
   }
   if (auto e = guarded(pt.file(), [&] {
-        for (const auto& x : pastes) pt.replace_entry(sensors->value, x.to, x.lines, x.flow);
+        for (const auto& x : pastes)
+          pt.replace_entry(sensors->value, x.to, x.lines, x.flow, kFittedComment);
         out.policy = pt.edited();
       }))
     return *e;

@@ -3,9 +3,12 @@
 // tune.h for the PATH syntax and the kinds of scalar.
 //
 // The policy goes through config's one YAML front end (read_yaml: UTF-8,
-// depth and node guards); yaml-cpp's marks give each scalar's byte offset,
-// so a tuned value replaces exactly the characters of the old one and the
-// rest of the text (comments, layout) is kept byte for byte.
+// depth and node guards) and each scalar is located by the one in-place
+// YAML editor (yaml_edit.h, YamlText::scalar_span: yaml-cpp's marks to
+// bytes, a byte order mark counted), so a tuned value replaces exactly the
+// characters of the old one and the rest of the text (comments, layout) is
+// kept byte for byte. The spans are kept in TuneParam and each candidate's
+// values spliced into them (substitute), with no parse per candidate.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +19,8 @@
 
 #include "coolhand/config/yaml_input.h"
 #include "coolhand/sim/tune.h"
+#include "yaml_edit.h"
+#include "yaml_reader.h"
 
 namespace coolhand::sim {
 
@@ -153,8 +158,9 @@ std::string describe(const YAML::Node& n) {
 
 // Resolves `segments` from the document root to a scalar; fills p's text
 // position and kind. Errors say which segment and suggest a key.
-std::string resolve(const YAML::Node& root, std::string_view text, std::string_view path,
+std::string resolve(const detail::YamlText& doc, std::string_view path,
                     const std::vector<Segment>& segments, TuneParam& p) {
+  const YAML::Node& root = doc.root();
   YAML::Node node;
   node.reset(root);
   std::string prefix;
@@ -197,12 +203,19 @@ std::string resolve(const YAML::Node& root, std::string_view text, std::string_v
     return fmt::format("'{}' is {}; a tunable parameter is a single value", path, describe(node));
   if (prefix == "version" || prefix.rfind("tune.", 0) == 0)
     return fmt::format("'{}' is not a tunable parameter", path);
-  const auto mark = node.Mark();
   const std::string& scalar = node.Scalar();
-  if (mark.is_null() || static_cast<std::size_t>(mark.pos) + scalar.size() > text.size() ||
-      text.substr(static_cast<std::size_t>(mark.pos), scalar.size()) != scalar)
+  // The span reads as the scalar only when it is written plainly on one
+  // line (with quotes it does not; over more lines scalar_span fails).
+  std::pair<std::size_t, std::size_t> span;
+  bool plain = false;
+  try {
+    span = doc.scalar_span(node);
+    plain = doc.text().compare(span.first, span.second - span.first, scalar) == 0;
+  } catch (const detail::YamlFail&) {
+  }
+  if (!plain)
     return fmt::format("'{}' is a quoted or multi-line value; write it plainly to tune it", path);
-  p.offset = static_cast<std::size_t>(mark.pos);
+  p.offset = span.first;
   p.length = scalar.size();
   p.text = scalar;
   std::vector<std::string> limits;
@@ -310,6 +323,7 @@ std::variant<TuneProblem, std::vector<ConfigError>> make_tune_problem(
   auto yaml = config::detail::read_yaml(text, file);
   if (!yaml.errors.empty()) return yaml.errors;
   const YAML::Node& root = *yaml.root;
+  const detail::YamlText doc(std::string(text), std::string(file), root);
   TuneProblem problem;
   problem.policy_file = std::string(file);
   problem.policy_text = std::string(text);
@@ -384,7 +398,7 @@ std::variant<TuneProblem, std::vector<ConfigError>> make_tune_problem(
     if (auto* e = std::get_if<std::string>(&segments)) {
       why = *e;
     } else {
-      why = resolve(root, text, r.path, std::get<std::vector<Segment>>(segments), p);
+      why = resolve(doc, r.path, std::get<std::vector<Segment>>(segments), p);
       if (why.empty()) why = check_range(p, r.lo, r.hi);
     }
     if (!why.empty()) {

@@ -180,13 +180,18 @@ void YamlText::insert_in_root(const std::vector<std::string>& entries) {
 }
 
 void YamlText::replace_scalar(const YAML::Node& value, const std::string& text) {
+  const auto [begin, end] = scalar_span(value);
+  add({begin, end, text});
+}
+
+std::pair<std::size_t, std::size_t> YamlText::scalar_span(const YAML::Node& value) const {
   if (!value.IsScalar()) fail(value, "expected a number or a name here");
-  add({offset(value.Mark()), scalar_end(value), text});
+  return {offset(value.Mark()), scalar_end(value)};
 }
 
 void YamlText::replace_entry(const YAML::Node& map, const YamlEntry& entry,
                              const std::vector<std::string>& block_lines,
-                             const std::string& flow_value) {
+                             const std::string& flow_value, std::string_view replaced_comment) {
   if (map.Style() == YAML::EmitterStyle::Flow) {
     add({offset(entry.value.Mark()), value_end(entry.value), flow_value});
     return;
@@ -196,10 +201,18 @@ void YamlText::replace_entry(const YAML::Node& map, const YamlEntry& entry,
   if (!all_spaces(std::string_view(text_).substr(begin, k - begin)))
     fail(entry.key, "'" + entry.key.Scalar() + "' does not start its line: cannot replace it");
   const std::string indent(k - begin, ' ');
+  std::size_t from = begin;
+  while (!replaced_comment.empty() && from > 0) {
+    const std::size_t prev = line_start(from - 1);
+    const std::string_view line(text_.data() + prev, from - 1 - prev);
+    if (!line.starts_with(indent) || !line.substr(indent.size()).starts_with(replaced_comment))
+      break;
+    from = prev;
+  }
   std::string text;
   for (std::size_t i = 0; i < block_lines.size(); ++i)
     text += (i ? "\n" : "") + (block_lines[i].empty() ? "" : indent) + block_lines[i];
-  add({begin, value_end(entry.value), text});
+  add({from, value_end(entry.value), text});
 }
 
 std::vector<std::string> YamlText::entry_lines(const YamlEntry& entry,

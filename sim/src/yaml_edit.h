@@ -4,7 +4,8 @@
 // byte offsets worked out from the nodes' line and column, and everything
 // else (comments, blank lines, key order, flow or block style) is kept
 // byte for byte. For `coolhand-sim port` (port_yaml.h), which edits the
-// user's model and policy and must leave them readable.
+// user's model and policy and must leave them readable, and for `tune`'s
+// parameters (tune_params.cpp), which locates its scalars here.
 //
 // Errors are YamlFail (yaml_reader.h) at the node concerned, turned into a
 // file:line:column ConfigError at the caller's boundary.
@@ -16,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace coolhand::sim::detail {
@@ -49,12 +51,22 @@ class YamlText {
   void insert_in_root(const std::vector<std::string>& entries);
   // Replaces the scalar `value` (plain or quoted, on one line) with `text`.
   void replace_scalar(const YAML::Node& value, const std::string& text);
+  // The bytes [first, second) of the text that the scalar `value` (plain or
+  // quoted, on one line; quotes included) is written in: what
+  // replace_scalar replaces. For tune (tune_params.cpp), which splices
+  // each candidate's values into these spans.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> scalar_span(const YAML::Node& value) const;
   // Replaces the whole entry `entry` of the mapping `map`: in a block
   // mapping by `block_lines` (the entry as it should read, comments above
   // its key included, indented from column 0; they are indented to the
-  // key's column), in a flow mapping its value by `flow_value`.
+  // key's column), in a flow mapping its value by `flow_value`. In a block
+  // mapping the comment lines right above the key, at its indentation,
+  // that start with `replaced_comment` (when not empty) are replaced too:
+  // a comment that `block_lines` bring again is then not stacked on the
+  // one an earlier edit wrote.
   void replace_entry(const YAML::Node& map, const YamlEntry& entry,
-                     const std::vector<std::string>& block_lines, const std::string& flow_value);
+                     const std::vector<std::string>& block_lines, const std::string& flow_value,
+                     std::string_view replaced_comment = {});
 
   // The lines of a block mapping's entry as written (the comment lines
   // right above its key, the key, its value up to its last line with

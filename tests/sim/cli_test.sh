@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # coolhand-sim command-line input honesty (issue 12): an unknown subcommand
-# is an error, a workload without ambient_c warns once, `port` names file,
+# (of coolhand-sim or of port) is an error, a workload without ambient_c warns once, `port` names file,
 # line and column of bad YAML and edits flow style, and `compare -p`
 # without `-g` says the baseline targets were not checked. Exact messages.
 # Usage: cli_test.sh <coolhand-sim> <sim data dir> <policy>
@@ -26,6 +26,26 @@ expect_eq "frobnicate --help stdout" "" "$out"
 expect_eq "frobnicate --help stderr" \
   "coolhand-sim: unknown subcommand 'frobnicate' (one of: run, replay, export, compare, bound, merge, fit, tune, port; see coolhand-sim --help)" \
   "$(cat "$work/err")"
+
+# So is one of port's: it names port's subcommands; port alone asks for one.
+for args in "port bogus" "port bogus --help" "port"; do
+  set +e
+  # shellcheck disable=SC2086 # the words are the arguments
+  out="$("$sim" $args 2>"$work/err")"
+  rc=$?
+  set -e
+  expect_eq "$args exit status" 2 "$rc"
+  expect_eq "$args stdout" "" "$out"
+  if [[ "$args" == "port" ]]; then
+    expect_eq "$args stderr" \
+      "coolhand-sim: port: give a subcommand (one of: inspect, lab, paste; see coolhand-sim port --help)" \
+      "$(cat "$work/err")"
+  else
+    expect_eq "$args stderr" \
+      "coolhand-sim: port: unknown subcommand 'bogus' (one of: inspect, lab, paste; see coolhand-sim port --help)" \
+      "$(cat "$work/err")"
+  fi
+done
 
 # A known subcommand's --help still works.
 "$sim" run --help >"$work/help"

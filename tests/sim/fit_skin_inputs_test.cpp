@@ -177,5 +177,69 @@ TEST(SkinInputs, TheHeatedNodesSensorSeparatesLoadFromAmbient) {
   }
 }
 
+// Every error of the skin fit names what it is about (an option as given,
+// the data file, the estimator), never an empty subject that
+// ConfigError::to_string would print as ": message".
+TEST(SkinInputs, FitErrorsNameTheirSubject) {
+  FitSegment seg;
+  seg.name = "run.csv";
+  seg.step_s = 2.0;
+  for (int k = 0; k < 40; ++k) seg.time_s.push_back(2.0 * k);
+  seg.reading_c = {std::vector<double>(40, 30.0)};
+  seg.extra_names = {"glass_c"};
+  seg.extra_c = {std::vector<double>(40, 35.0)};
+  const std::vector<std::string> names = {"board_therm"};
+  const auto error = [&](const std::vector<FitSegment>& data, const SkinFitOptions& opt,
+                         const std::string& ref) {
+    const auto r = fit_skin(data, {ref}, names, opt);
+    EXPECT_TRUE(std::holds_alternative<config::ConfigError>(r));
+    return std::holds_alternative<config::ConfigError>(r)
+               ? std::get<config::ConfigError>(r).to_string()
+               : std::string();
+  };
+  SkinFitOptions opt;
+  opt.inputs = {"board_therm"};
+  opt.taps = 2;
+  opt.tap_period_s = 4;
+  const std::vector<FitSegment> data{seg};
+  EXPECT_EQ(error({}, opt, "glass_c"), "skin estimator: no data to fit");
+  SkinFitOptions bad = opt;
+  bad.taps = 0;
+  EXPECT_EQ(error(data, bad, "glass_c"), "--taps 0: expected 1 to 1024");
+  bad = opt;
+  bad.tap_period_s = 3;
+  EXPECT_EQ(error(data, bad, "glass_c"),
+            "--tap-period 3: must be a whole multiple of the fit step, 2 s");
+  bad = opt;
+  bad.inputs.clear();
+  EXPECT_EQ(error(data, bad, "glass_c"),
+            "skin estimator: no input sensor (give --skin-inputs, or a model with sensors)");
+  bad = opt;
+  bad.inputs = {"lid_therm"};
+  EXPECT_EQ(error(data, bad, "glass_c"),
+            "run.csv: skin input 'lid_therm' is neither a sensor of the skeleton nor a "
+            "brightness (--brightness)");
+  EXPECT_EQ(error(data, opt, "lid_c"),
+            "run.csv: no column 'lid_c' for the reference skin (the columns no sensor or device "
+            "uses are the candidates)");
+  bad = opt;
+  bad.taps = 40;  // 41 coefficients, 30 rows fitted of 40 (a quarter held out)
+  EXPECT_EQ(error(data, bad, "glass_c"),
+            "skin estimator of 'glass_c': 30 samples for 41 coefficients: record longer");
+  FitSegment unnamed = seg;
+  unnamed.name.clear();
+  bad = opt;
+  bad.inputs = {"lid_therm"};
+  EXPECT_TRUE(error({unnamed}, bad, "glass_c").starts_with("fit data: skin input"));
+
+  std::vector<FitSegment> lit{seg};
+  const auto no_device = add_brightness(lit, model(), {{"screen", "panel"}});
+  ASSERT_TRUE(no_device.has_value());
+  EXPECT_EQ(no_device->to_string(), "--brightness screen=panel: the model has no device 'panel'");
+  const auto no_levels = add_brightness(lit, model(), {{"screen", "backlight"}});
+  ASSERT_TRUE(no_levels.has_value());
+  EXPECT_EQ(no_levels->to_string(), "run.csv: no levels for device backlight");
+}
+
 }  // namespace
 }  // namespace coolhand::sim

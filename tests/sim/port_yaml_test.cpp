@@ -165,6 +165,34 @@ TEST(PortYamlTest, PasteReplacesTheSensorAndKeepsTheComments) {
   EXPECT_EQ(p.notes[0], "p.yaml has no sensor 'front_fir': estimator a_fir not pasted");
 }
 
+// The port chain pastes a refit onto the policy it pasted before: the new
+// estimator's comment replaces the earlier paste's, the user's stays.
+TEST(PortYamlTest, PastingAgainReplacesTheFittedCommentInsteadOfStacking) {
+  std::string refit = kEstimators;
+  refit.replace(refit.find("rms 0.100"), 9, "rms 0.050");
+  refit.replace(refit.find("0.500000"), 8, "0.600000");
+  const auto first =
+      ok(paste_estimators({kPolicy, "p.yaml"}, {kEstimators, "e.yaml"}, {{"a_fir", "a_fir"}}));
+  const auto again =
+      ok(paste_estimators({first.policy, "p.yaml"}, {refit, "e.yaml"}, {{"a_fir", "a_fir"}}));
+  const auto once =
+      ok(paste_estimators({kPolicy, "p.yaml"}, {refit, "e.yaml"}, {{"a_fir", "a_fir"}}));
+  EXPECT_EQ(again.policy, once.policy);
+  const std::string policy = kPolicy;
+  EXPECT_EQ(again.policy, policy.substr(0, policy.find("  a_fir:")) + refit +
+                              policy.substr(policy.find("  # what follows")));
+  // A comment of the user's between the two is kept, and stops the search.
+  std::string between = first.policy;
+  between.insert(between.find("  a_fir:"), "  # checked on the bench\n");
+  const auto kept =
+      ok(paste_estimators({between, "p.yaml"}, {refit, "e.yaml"}, {{"a_fir", "a_fir"}}));
+  EXPECT_EQ(kept.policy.find("# Fitted by coolhand-sim fit against 'a_c': rms 0.100"),
+            first.policy.find("# Fitted by"));
+  EXPECT_NE(kept.policy.find("  # checked on the bench\n  # Fitted by coolhand-sim fit against "
+                             "'a_c': rms 0.050"),
+            std::string::npos);
+}
+
 TEST(PortYamlTest, PasteIntoAFlowMappingWritesFlowAndRenames) {
   const std::string policy =
       "version: 1\n"

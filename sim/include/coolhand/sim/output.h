@@ -17,6 +17,9 @@ namespace coolhand::sim {
 [[nodiscard]] std::string write_trace_csv(const Trace& trace, const std::string& path);
 [[nodiscard]] std::string metrics_json(const Metrics& m);
 [[nodiscard]] std::string write_text(const std::string& text, const std::string& path);
+// Reads the whole file `path` (bytes as they are) into `text`; the error
+// names the file and why ("PATH: cannot open: No such file or directory").
+[[nodiscard]] std::string read_text(const std::string& path, std::string& text);
 
 // Most points a plot draws per series; longer series are thinned to this
 // (each bucket's extreme kept), so callers need keep no more.
