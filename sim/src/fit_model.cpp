@@ -265,9 +265,11 @@ void identifiability(const FitSkeleton& sk, const FitProblem& problem, const Eig
 std::variant<FitResult, config::ConfigError> fit_model(const FitSkeleton& skeleton,
                                                        const std::vector<FitSegment>& data,
                                                        const FitOptions& options) {
-  if (data.empty()) return config::ConfigError{"", 0, 0, {}, "no data to fit"};
+  // Errors name their subject: an empty file would print as a bare ": ".
+  if (data.empty()) return config::ConfigError{"model fit", 0, 0, {}, "no data to fit"};
   if (!(options.holdout >= 0 && options.holdout < 0.9))
-    return config::ConfigError{"", 0, 0, {}, "holdout: expected a fraction in [0, 0.9)"};
+    return config::ConfigError{
+        fmt::format("--holdout {}", options.holdout), 0, 0, {}, "expected a fraction in [0, 0.9)"};
   FitProblem problem(skeleton, data, options.holdout);
   Eigen::VectorXd theta = problem.initial_guess();
   initial_powers(skeleton, data, theta);

@@ -128,6 +128,22 @@ TEST(FitModelTest, RecoversAOneNodeModelFromExactData) {
   EXPECT_LT(f.held_out[0].rms_c, 1e-3);
 }
 
+// Errors name their subject: the option as given, never a bare ": ".
+TEST(FitModelTest, ErrorsNameTheirSubject) {
+  auto sk = skeleton();
+  FitOptions opt;
+  opt.holdout = 0.95;
+  FitSegment seg;
+  seg.name = "one";
+  auto r = fit_model(sk, {seg}, opt);
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(r));
+  EXPECT_EQ(std::get<config::ConfigError>(r).to_string(),
+            "--holdout 0.95: expected a fraction in [0, 0.9)");
+  auto none = fit_model(sk, {}, FitOptions{});
+  ASSERT_TRUE(std::holds_alternative<config::ConfigError>(none));
+  EXPECT_EQ(std::get<config::ConfigError>(none).to_string(), "model fit: no data to fit");
+}
+
 // The same data without the measured power: the common scale of C, g and
 // the powers is not determined, and the fit says so.
 TEST(FitModelTest, NamesTheCommonScaleWithoutMeasuredPower) {
