@@ -82,13 +82,13 @@ done
 # A new build dir: Ninja (it builds the selected targets side by side; Make
 # took them one after another), ASan's recommended -O1 with Debug's checks
 # (Eigen's assertions stay on), line tables only (-g1, as CI's build-asan:
-# enough for the sanitizers' stack traces), no tests. A build dir configured earlier
+# enough for the sanitizers' stack traces), warnings as errors (as CI), no tests. A build dir configured earlier
 # keeps its generator and settings, so its fuzz-artifacts are never thrown
 # away and CI's build-asan is not rebuilt.
 fresh=()
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   fresh=(-G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DCMAKE_C_FLAGS_DEBUG="-g1 -O1"
-         -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF -DCOOLHAND_VM_TESTS=OFF)
+         -DCOOLHAND_WERROR=ON -DCOOLHAND_TESTS=OFF -DCOOLHAND_BENCHMARKS=OFF -DCOOLHAND_VM_TESTS=OFF)
 fi
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${fresh[@]}" \
   -DCOOLHAND_SANITIZE=ON -DCOOLHAND_FUZZ=ON -DCOOLHAND_DAEMON=ON >/dev/null
