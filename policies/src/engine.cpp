@@ -117,8 +117,14 @@ void derive_dependencies(std::vector<SensorRt>& sensors, const std::vector<Senso
                            static_cast<double>(spec.window.count());
       }
       gain = sum ? gain + factor * in.gain : std::max(gain, factor * in.gain);
-      s.leaves.insert(s.leaves.end(), in.leaves.begin(), in.leaves.end());
-      merge_gains(s.drift_gains, in.drift_gains, factor, sum);
+      // An input this sensor cannot move with (a fir row of zero weights,
+      // e.g. a policy's input left for the fit to fill) is no dependency:
+      // its changes neither narrow windows nor cap poll intervals, and its
+      // drift (a settling ema) schedules no steps.
+      if (factor > 0.0) {
+        s.leaves.insert(s.leaves.end(), in.leaves.begin(), in.leaves.end());
+        merge_gains(s.drift_gains, in.drift_gains, factor, sum);
+      }
     }
     std::sort(s.leaves.begin(), s.leaves.end());
     s.leaves.erase(std::unique(s.leaves.begin(), s.leaves.end()), s.leaves.end());
@@ -146,6 +152,13 @@ void share_fir_histories(std::vector<SensorRt>& sensors, const std::vector<Senso
         break;
       }
     }
+  }
+  for (std::uint16_t i : order) {
+    if (sensors[i].kind != Kind::fir) continue;
+    SensorRt& owner = sensors[sensors[i].fir_source.value_or(i)];
+    owner.tap_weighed.resize(sensors[i].weights.size(), 0);
+    for (std::size_t k = 0; k < sensors[i].weights.size(); ++k)
+      if (sensors[i].weights[k] != 0.0) owner.tap_weighed[k] = 1;
   }
 }
 

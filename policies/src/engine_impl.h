@@ -132,6 +132,11 @@ struct SensorRt {
   // follows its input), if one will.
   std::vector<double> tap_held;
   std::optional<Time> taps_next_change;
+  // fir history owner: per input and tap, whether this fir or any fir
+  // sharing its history weighs that tap (weight != 0). A tap weighed by
+  // none changes no value when a newer change reaches it, so it schedules
+  // no step (a row of zeros left for the fit, over a fast input).
+  std::vector<std::uint8_t> tap_weighed;
   // fir: an fir evaluated before this one with the same inputs, taps and
   // tap_period. Its history is this one's (both see the same values in
   // the same steps and forget them together), so this one only weighs its

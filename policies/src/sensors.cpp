@@ -125,7 +125,8 @@ SlopeFit fit_slopes(const SampleRing& w) {
 // so each tap resumes from the change it held at the last step (or the
 // oldest kept one, if that has gone) and moves forward over the changes it
 // has since passed. The change after the held one is when the tap's value
-// next changes by itself (tap 0 follows the input).
+// next changes by itself (tap 0 follows the input); only taps some fir
+// reading this history weighs count (SensorRt::tap_weighed).
 void update_fir_taps(SensorRt& s, const std::vector<SensorRt>& sensors, const SensorSpec& spec,
                      Time now) {
   const std::uint32_t taps = spec.taps;
@@ -147,7 +148,7 @@ void update_fir_taps(SensorRt& s, const std::vector<SensorRt>& sensors, const Se
       while (seq < newest && h.at_seq(seq + 1).t <= at) ++seq;
       held_seq[k] = seq;
       held[k] = h.at_seq(seq).mc;
-      if (k > 0 && seq < newest) {
+      if (k > 0 && seq < newest && s.tap_weighed[j * taps + k]) {
         const Time t = h.at_seq(seq + 1).t + period * k;
         if (!next_change || t < *next_change) next_change = t;
       }

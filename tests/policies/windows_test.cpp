@@ -112,6 +112,41 @@ TEST(Windows, FirScaledBySumOfTaps) {
   EXPECT_EQ(window(d, rig.sensor("a")), std::make_pair(46001, 53999));
 }
 
+// A fir row of zero weights (an input left for the fit to fill) cannot move
+// f: b's window stays coarse however close f is to a limit, while a's is
+// narrowed through f's gain. Counted as a dependency, b's window had been
+// narrowed too, and every change of a fast b woke the engine for nothing.
+TEST(Windows, ZeroWeightFirInputIsNoDependency) {
+  SensorSpec f = virtual_sensor("f", SK::fir, {"a", "b"}, {1.0, 0.0});
+  f.taps = 1;
+  f.tap_period = Millis(1000);
+  Rig rig(table_on("f", {physical("a"), physical("b"), f}));
+  ASSERT_TRUE(rig.ok());
+  rig.feed("b", 30000, ms(0));
+  const Decision& d = rig.feed("a", 57800, ms(1));  // f = 57.8: 0.199 °C of room
+  EXPECT_EQ(window(d, rig.sensor("a")), std::make_pair(57601, 57999));
+  EXPECT_EQ(window(d, rig.sensor("b")), std::make_pair(25000, 35000));
+}
+
+// The same zero row over an input that changed: its change reaching tap 1
+// (at 2.5 s) moves nothing, so only a's change reaching tap 1 (at 3 s),
+// which carries f towards its limit, asks for a step.
+TEST(NextStep, ZeroWeightFirTapSchedulesNoStep) {
+  SensorSpec f = virtual_sensor("f", SK::fir, {"a", "b"}, {0.5, 0.5, 0.0, 0.0});
+  f.taps = 2;
+  f.tap_period = Millis(1000);
+  Rig rig(table_on("f", {physical("a"), physical("b"), f}));
+  ASSERT_TRUE(rig.ok());
+  rig.set("a", 56000, ms(0));
+  rig.set("b", 30000, ms(0));
+  rig.step(ms(0));
+  rig.feed("b", 31000, ms(1500));
+  const Decision& d = rig.feed("a", 59000, ms(2000));  // f = 57.5, drifting to 59
+  ASSERT_EQ(rig.engine->sensor_value(rig.sensor("f")), mc(57500));
+  ASSERT_TRUE(d.next_step.has_value());
+  EXPECT_EQ(*d.next_step, ms(3000));
+}
+
 // Sweeps values across the limits, through a direct and a virtual consumer:
 // every value inside a reported window must be on the same side of every
 // limit as the current value.
