@@ -19,7 +19,8 @@
 #      gaming-charging among them) less the workloads whose bound on the
 #      fitted model says no schedule holds the limit, with the policy's
 #      tune: block or, when it has none, the two PIDs' setpoints and gains,
-#      within a tolerance that leaves room for the fit's skin error;
+#      each skin node within a tolerance of its own that leaves room for
+#      the fit's error on that cover;
 #      the kernel baselines it must beat run on the true MODEL (the device:
 #      their runs are measurements a vendor makes, as the recordings are);
 #   5. compare: the tuned policy on the TRUE model against the policy as
@@ -41,11 +42,15 @@
 #                       count its worst run (default 4: on one seed the tuned
 #                       policies rode the tolerance's edge and missed it on
 #                       other seeds; docs/results.md, "Other devices")
-#   --tolerance T       °C over the limit tune allows the candidates on the
-#                       FITTED model (default: compare's 0.5 less the fit's
-#                       skin error, 0.5 - 2 x the largest held-out rms of the
-#                       skin thermocouples; compare judges with 0.5 on the
-#                       true model either way)
+#   --tolerance T | NODE=T
+#                       °C over the limit tune allows the candidates' skin
+#                       on the FITTED model, each skin node's peak against
+#                       its own (repeatable; T: every node's, NODE=T: that
+#                       skin node's, winning over T; default per node:
+#                       compare's 0.5 less the fit's error on that cover,
+#                       0.5 - 2 x its thermocouple's (NODE_tc) held-out
+#                       rms, at least 0; compare judges the hottest node
+#                       with 0.5 on the true model either way)
 #   -h, --help
 # Writes OUTDIR/{lab,rec,fit,est,tune,compare}/ and OUTDIR/summary.txt.
 # Progress on stderr; any step that fails stops the script with its message.
@@ -64,7 +69,7 @@ VALIDATE=""
 EXCITATION=""
 TUNE_EXTRA=()
 NOISE_SEEDS=4
-TOLERANCE=""
+TOLERANCES=()
 ARGS=()
 while (($#)); do
   case $1 in
@@ -76,7 +81,7 @@ while (($#)); do
   --validate) VALIDATE=${2:?--validate needs a workload}; shift 2 ;;
   --excitation) EXCITATION=${2:?--excitation needs a workload}; shift 2 ;;
   --noise-seeds) NOISE_SEEDS=${2:?--noise-seeds needs a count}; shift 2 ;;
-  --tolerance) TOLERANCE=${2:?--tolerance needs °C}; shift 2 ;;
+  --tolerance) TOLERANCES+=("${2:?--tolerance needs °C or NODE=°C}"); shift 2 ;;
   --global | --local) TUNE_EXTRA+=("$1" "${2:?$1 needs a number}"); shift 2 ;;
   --) shift; ARGS+=("$@"); break ;;
   -*) die "unknown option '$1' (see --help)" ;;
@@ -88,7 +93,13 @@ MODEL=${ARGS[0]} SKEL=${ARGS[1]} POLICY=${ARGS[2]} OUT=${ARGS[3]}
 for f in "$MODEL" "$SKEL" "$POLICY"; do [[ -r $f ]] || die "$f: cannot read"; done
 [[ $BUDGET =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--time-budget '$BUDGET': expected seconds"
 [[ $NOISE_SEEDS =~ ^[1-9][0-9]*$ ]] || die "--noise-seeds '$NOISE_SEEDS': expected a count >= 1"
-[[ -z $TOLERANCE || $TOLERANCE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--tolerance '$TOLERANCE': expected °C >= 0"
+plain=""  # --tolerance T: every node's
+for t in "${TOLERANCES[@]}"; do
+  [[ $t =~ ^([A-Za-z_][A-Za-z0-9_]*=)?[0-9]+([.][0-9]+)?$ ]] || die "--tolerance '$t': expected °C >= 0 or NODE=°C"
+  [[ $t == *=* ]] && continue
+  [[ -z $plain ]] || die "--tolerance '$t': every node's tolerance given twice"
+  plain=$t
+done
 if [[ -z $SIM ]]; then
   if [[ -x $ROOT/build/sim/coolhand-sim ]]; then SIM=$ROOT/build/sim/coolhand-sim
   else SIM=$(command -v coolhand-sim) || die "no coolhand-sim (build it or give --sim)"; fi
@@ -111,6 +122,10 @@ FACTS=$("$SIM" port inspect -m "$MODEL" -p "$POLICY") || die "cannot read $MODEL
 fact() { sed -n "s/^$1 //p" <<<"$FACTS"; }
 SKIN_NODES=$(fact skin_nodes)
 [[ -n $SKIN_NODES ]] || die "$MODEL: no skin nodes"
+for t in "${TOLERANCES[@]}"; do
+  [[ $t != *=* || " $SKIN_NODES " == *" ${t%%=*} "* ]] ||
+    die "--tolerance '$t': no skin node '${t%%=*}' in $MODEL (its skin nodes: $SKIN_NODES)"
+done
 
 # --- 0. The lab setup (`coolhand-sim port lab`): a thermocouple on each
 # skin node, as a sensor of the model and of the policy (which reads but
@@ -143,22 +158,36 @@ for n in $SKIN_NODES; do refs+=(--reference-skin "${n}_tc=$n"); done
   -o "$OUT/fit/model.yaml" --validate "$OUT/rec/validate-$val/trace.csv" \
   >"$OUT/fit/fit.out" 2>"$OUT/fit/fit.err" || { cat "$OUT/fit/fit.err" >&2; die "fit failed"; }
 grep -v 'iteration' "$OUT/fit/fit.err" >&2 || true
-# tune's tolerance on the fitted model: compare's 0.5 °C on the true model
-# less the fitted model's skin error, as the fit measured it on the part of
-# the recordings it did not fit (the thermocouples' held-out rms; 2 x: the
-# peak is one sample of that error, and hot workloads drive the model
-# beyond the recordings, to levels the fit names as not identifiable). Tuned
-# with compare's 0.5 on the fitted model, the chain's policy sits at the
-# tolerance there and crosses it on the device (gaming-7's hot-car, 45.51
-# °C; docs/simulator.md, "The port chain").
-if [[ -z $TOLERANCE ]]; then
-  worst_tc=$(awk '$1 == "held-out" && $2 ~ /_tc$/ { for (i = 3; i < NF; ++i) if ($i == "rms" && $(i + 1) > w) w = $(i + 1) }
-    END { if (w != "") print w }' "$OUT/fit/fit.out")
-  [[ -n $worst_tc ]] || die "fit printed no held-out error for the skin thermocouples"
-  TOLERANCE=$(awk -v e="$worst_tc" 'BEGIN { t = 0.5 - 2 * e; printf "%.3f", (t > 0 ? t : 0) }')
-  [[ $TOLERANCE =~ ^[0-9]+[.][0-9]+$ ]] || die "cannot derive tune's tolerance from the held-out rms '$worst_tc'"
-  say "  tune's tolerance ${TOLERANCE} °C: 0.5 - 2 x ${worst_tc} °C (the skin thermocouples' largest held-out rms)"
-fi
+# tune's tolerance on the fitted model, per skin node: compare's 0.5 °C on
+# the true model less the fitted model's error on that cover, as the fit
+# measured it on the part of the recordings it did not fit (the cover's
+# thermocouple's held-out rms; 2 x: the peak is one sample of that error,
+# and hot workloads drive the model beyond the recordings, to levels the
+# fit names as not identifiable). Tuned with compare's 0.5 on the fitted
+# model, the chain's policy sits at the tolerance there and crosses it on
+# the device (gaming-7's hot-car, 45.51 °C; docs/simulator.md, "The port
+# chain"). Per cover, because the covers' errors differ (umpc-8-intel:
+# front glass 0.205 °C, back 0.092) and tune judges each node's peak
+# against its own: one margin from the worst cover held the back, which
+# peaks, 0.23 °C tighter than its own error asks (docs/results.md).
+declare -A tol=()
+for n in $SKIN_NODES; do
+  if [[ -n $plain ]]; then tol[$n]=$plain; continue; fi
+  rms=$(awk -v s="${n}_tc" '$1 == "held-out" && $2 == s { for (i = 3; i < NF; ++i) if ($i == "rms") { print $(i + 1); exit } }' "$OUT/fit/fit.out")
+  [[ -n $rms ]] || die "fit printed no held-out error for ${n}_tc, $n's thermocouple"
+  tol[$n]=$(awk -v e="$rms" 'BEGIN { t = 0.5 - 2 * e; printf "%.3f", (t > 0 ? t : 0) }')
+  [[ ${tol[$n]} =~ ^[0-9]+[.][0-9]+$ ]] || die "cannot derive $n's tolerance from the held-out rms '$rms'"
+  say "  tune's tolerance on $n ${tol[$n]} °C: 0.5 - 2 x ${rms} °C (${n}_tc's held-out rms)"
+done
+for t in "${TOLERANCES[@]}"; do
+  if [[ $t == *=* ]]; then tol[${t%%=*}]=${t#*=}; fi
+done
+tol_args=()
+TOLERANCE=""  # for the messages: "front_skin 0.090 °C, back_skin 0.316 °C"
+for n in $SKIN_NODES; do
+  tol_args+=(--tolerance "$n=${tol[$n]}")
+  TOLERANCE+="${TOLERANCE:+, }$n ${tol[$n]} °C"
+done
 
 # --- 3. The virtual skin sensors, fitted on the fitted model's traces.
 say "3/5 fitting the skin estimators on the fitted model's traces"
@@ -202,7 +231,7 @@ for n in $SKIN_NODES; do pastes+=(--sensor "${n%_skin}_fir=${n}_fir"); done
   >/dev/null || die "cannot paste the estimators"
 
 # --- 4. Tune against the fitted model.
-say "4/5 tuning against the fitted model (budget ${BUDGET} s, noise seeds 1..$NOISE_SEEDS, tolerance $TOLERANCE °C)"
+say "4/5 tuning against the fitted model (budget ${BUDGET} s, noise seeds 1..$NOISE_SEEDS, tolerance $TOLERANCE)"
 params=()
 # (The paste changes no controller and no tune: block: POLICY's facts hold.)
 has_controller() { grep -qxF "$1" < <(fact controller); }
@@ -238,7 +267,7 @@ done
 # (docs/simulator.md, "The port chain").
 "$SIM" tune -p "$OUT/tune/start.yaml" -m "$OUT/fit/model.yaml" --baselines-model "$MODEL" \
   "${tune_args[@]}" "${params[@]}" \
-  "${TUNE_EXTRA[@]}" --noise-seeds "$NOISE_SEEDS" --tolerance "$TOLERANCE" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
+  "${TUNE_EXTRA[@]}" --noise-seeds "$NOISE_SEEDS" "${tol_args[@]}" --time-budget "$BUDGET" -o "$OUT/tune" >"$OUT/tune/tune.out" ||
   die "tune failed"
 cat "$OUT/tune/tune.out" >&2
 
@@ -255,7 +284,7 @@ say "5/5 comparing on the true model $(basename "$MODEL")"
   grep -E '^  (held-out|skin node|node  )' "$OUT/fit/fit.out" || true
   echo "skin estimators (fitted model's traces; on $val of the true model):"
   grep -E '^  estimator' "$OUT/est/fit.out" || true
-  echo "tune's tolerance on the fitted model: $TOLERANCE °C"
+  echo "tune's tolerance on the fitted model: $TOLERANCE"
   echo "compare on the true model:"
   cat "$OUT/compare/compare.out"
   echo "chain wall time: $((SECONDS - started)) s"

@@ -57,6 +57,7 @@ targets=(
   "fuzz_sim_fit_recording sim recorder/recording.dict sim/corpus-fit-recording"
   "fuzz_sim_shard sim sim/shard.dict sim/corpus-shard"
   "fuzz_tune_params sim config/yaml.dict sim/corpus-tune"
+  "fuzz_tune_shards sim sim/shard.dict sim/corpus-tune-shards"
   "fuzz_sim_port_yaml sim config/yaml.dict sim/corpus-port-yaml"
   "fuzz_bound_fan_at sim - sim/corpus-fan-at"
   "fuzz_recording recorder recorder/recording.dict recorder/corpus"

@@ -48,7 +48,8 @@ struct TuneArgs {
   // as compare's targets (tune_targets.cpp); `none` alone: no baseline.
   std::vector<std::string> baselines{"step_wise", "bang_bang", "fair_share", "power_allocator"};
   std::optional<double> limit_c, time_budget_s;
-  double tolerance_c = kOvershootAllowedC;
+  // --tolerance T / NODE=T (parse_tolerances); none: compare's 0.5 on every node.
+  std::vector<std::string> tolerances;
   std::uint64_t seed = 1;
   std::size_t noise_seeds = 1;
   std::optional<std::size_t> global, local;
@@ -80,7 +81,9 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
 // count and the output directory do not change results and are left out.
 json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& model_path,
               const std::vector<std::string>& workload_paths, const std::string& policy_text,
-              const TuneSettings& s) {
+              const TuneSettings& s, const std::vector<std::string>& skin_nodes) {
+  json tolerance = json::object();  // each skin node's, resolved
+  for (std::size_t n = 0; n < skin_nodes.size(); ++n) tolerance[skin_nodes[n]] = s.tolerance_c[n];
   json w = json::array();
   for (const auto& p : workload_paths)
     w.push_back({{"path", p}, {"fnv1a64", digest(read_file(p))}});
@@ -96,7 +99,7 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
               {"seed", s.seed},
               {"noise_seeds", s.noise_seeds},
               {"limit_c", s.limit_c},
-              {"tolerance_c", s.tolerance_c},
+              {"tolerance_c", tolerance},
               {"baselines", a.baselines},
               {"global", global_count(problem, s)},
               {"local", local_count(problem, s)},
@@ -185,7 +188,9 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   if (a.noise_seeds == 0) throw Failure("--noise-seeds 0: a candidate needs a run");
   s.noise_seeds = a.noise_seeds;
   s.limit_c = a.limit_c.value_or(problem.policy_skin_limit_c.value_or(model.skin_limit_c));
-  s.tolerance_c = a.tolerance_c;
+  auto tolerances = parse_tolerances(a.tolerances, model.skin_nodes, kOvershootAllowedC);
+  if (auto* e = std::get_if<std::string>(&tolerances)) throw Failure(*e);
+  s.tolerance_c = std::get<std::vector<double>>(tolerances);
   if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
   s.global_candidates = a.global;
   s.local_evaluations = a.local;
@@ -201,7 +206,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   }
   // The bound first: its lowest peak skin is the floor of an infeasible
   // workload's allowed skin (tune_targets.cpp).
-  TuneReportInputs report{model.name, names, {}, {}};
+  TuneReportInputs report{model.name, names, {}, {}, model.skin_nodes};
   for (const auto& w : workloads) {
     if (a.no_bound) {
       report.bounds.emplace_back(std::nullopt);
@@ -223,20 +228,26 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   const ModelSpec& targets_model = baselines_model ? *baselines_model : model;
   const std::vector<Workload>& targets_workloads = baselines_model ? baseline_workloads : workloads;
   s.targets = tune_targets(targets_model, targets_workloads, governors, KernelVersion::v6_1,
-                           report.bounds, s.limit_c, s.tolerance_c, s.seed, a.threads);
+                           report.bounds, s.limit_c, s.seed, a.threads);
   const TuneJob job{&model, &workloads, &problem};
-  const std::string run_id = identity(a, problem, model_path, a.workloads, policy_text, s).dump();
+  const std::string run_id =
+      identity(a, problem, model_path, a.workloads, policy_text, s, model.skin_nodes).dump();
   const unsigned threads =
       a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   std::error_code ec;
   fs::create_directories(a.out, ec);
   if (ec) throw Failure("cannot create " + a.out + ": " + ec.message());
-  if (!a.quiet)
+  if (!a.quiet) {
+    std::string tol;
+    for (std::size_t n = 0; n < model.skin_nodes.size(); ++n)
+      tol += fmt::format("{}{} {:.3f}", tol.empty() ? "" : ", ", model.skin_nodes[n],
+                         s.tolerance_c[n]);
     std::cerr << fmt::format(
-        "tune: {} parameters, {} workloads, limit {:.2f} °C + {:.2f}, {} global candidates and up "
-        "to {} local evaluations on {} threads\n",
-        problem.params.size(), workloads.size(), s.limit_c, s.tolerance_c, global_count(problem, s),
+        "tune: {} parameters, {} workloads, limit {:.2f} °C + tolerance ({}), {} global "
+        "candidates and up to {} local evaluations on {} threads\n",
+        problem.params.size(), workloads.size(), s.limit_c, tol, global_count(problem, s),
         local_count(problem, s), threads);
+  }
 
   if (!a.shard.empty()) {
     if (a.time_budget_s) throw Failure("--shard runs every candidate it owns: no --time-budget");
@@ -258,6 +269,15 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
     auto merged = merge_tune_shards(texts, a.from_shards, run_id);
     if (auto* e = std::get_if<std::string>(&merged)) throw Failure(*e);
     global = std::move(std::get<MergedTuneShards>(merged).global);
+    // The identity matched, so the workloads and model are this run's; a
+    // file edited by hand could still disagree with them.
+    const TuneEval& e = *global.evals.front();
+    if (e.max_skin_c.size() != workloads.size() ||
+        e.node_max_skin_c.front().size() != model.skin_nodes.size() ||
+        e.x.size() != problem.params.size())
+      throw Failure(a.from_shards.front() +
+                    ": its evaluations do not match this run's workloads, skin nodes or "
+                    "parameters");
   } else {
     global = run_global_stage(job, s, 1, 1);
   }
@@ -267,7 +287,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
 
   const std::string policy_out = (fs::path(a.out) / "policy.yaml").string();
   write(tuned_policy_text(job, s, outcome, report), policy_out);
-  write(convergence_svg(outcome, s.limit_c + s.tolerance_c,
+  write(convergence_svg(outcome, s,
                         fmt::format("{}: tuning {} on {} workloads", model.name,
                                     fs::path(a.policy).stem().string(), workloads.size())),
         (fs::path(a.out) / "convergence.svg").string());
@@ -306,6 +326,11 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     const json doc = json::parse(read_file(files.front()));
     if (doc.value("kind", "") != "tune")
       throw Failure(files.front() + ": not a tune shard file (this build merges tune shards)");
+    if (doc.value("version", 0) != kTuneShardVersion)
+      throw Failure(fmt::format(
+          "{}: tune shard format version {} (this coolhand-sim reads {}: each skin node's peak "
+          "is new); run its shards again with this build",
+          files.front(), doc.value("version", json()).dump(), kTuneShardVersion));
     run = doc.at("run");
     TuneArgs a;
     a.model = run.at("model").at("path").get<std::string>();
@@ -318,7 +343,8 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.seed = run.at("seed").get<std::uint64_t>();
     a.noise_seeds = run.at("noise_seeds").get<std::size_t>();
     a.limit_c = run.at("limit_c").get<double>();
-    a.tolerance_c = run.at("tolerance_c").get<double>();
+    for (const auto& t : run.at("tolerance_c").items())
+      a.tolerances.push_back(t.key() + "=" + json(t.value().get<double>()).dump());
     a.baselines = run.at("baselines").get<std::vector<std::string>>();
     a.global = run.at("global").get<std::size_t>();
     a.local = run.at("local").get<std::size_t>();
@@ -337,8 +363,9 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
   auto* cmd = app.add_subcommand(
       "tune",
       "search a policy's tunable parameters (a `tune:` block or --param) for the most suite "
-      "performance subject to compare's targets on every workload (max skin <= limit + "
-      "tolerance, or the bound's floor + tolerance where no schedule holds the limit; °C·s and "
+      "performance subject to compare's targets on every workload (each skin node's max skin "
+      "<= limit + its tolerance, or the bound's floor + it where no schedule holds the limit; °C·s "
+      "and "
       "performance against the kernel baselines); writes the tuned policy, a convergence plot "
       "and every evaluation");
   cmd->add_option("--model,-m", a->model, "model YAML (default: bundled reference UMPC)");
@@ -349,8 +376,12 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
                   "block's entry for PATH), e.g. controllers.skin_pid_cpu.kp=0.2..2");
   cmd->add_option("--limit", a->limit_c,
                   "skin limit, °C (default: the policy's limits.skin_c, else the model's)");
-  cmd->add_option("--tolerance", a->tolerance_c, "°C over the limit allowed, as compare allows")
-      ->capture_default_str();
+  cmd->add_option("--tolerance", a->tolerances,
+                  "T or NODE=T (repeatable): °C over the limit (or the bound's floor) a skin "
+                  "node's peak may reach; T: every node's, NODE=T: that skin node's own (wins "
+                  "over T), each judged against its own peak (default: 0.5 on every node, as "
+                  "compare allows; scripts/port-device.sh gives each cover 0.5 - 2 x the fit's "
+                  "held-out rms on it)");
   cmd->add_option("--baseline,-g", a->baselines,
                   "kernel governor whose °C·s and performance (where it holds the limit) the "
                   "tuned policy must meet, as compare's targets (repeatable; `-g none`: none)")

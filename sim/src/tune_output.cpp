@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "coolhand/sim/output.h"
 #include "coolhand/sim/tune.h"
@@ -40,6 +42,18 @@ std::string value_text(const TuneParam& p, double v) {
   return fmt::format("{:g}", v);
 }
 
+// "front_skin 0.090, back_skin 0.316", or one value when every node shares it.
+std::string tolerances_text(const TuneSettings& settings, const TuneReportInputs& report) {
+  const auto& tol = settings.tolerance_c;
+  if (std::all_of(tol.begin(), tol.end(), [&](double t) { return t == tol.front(); }))
+    return fmt::format("{:.3f}", tol.empty() ? 0.0 : tol.front());
+  std::string out;
+  for (std::size_t n = 0; n < report.skin_nodes.size(); ++n)
+    out += fmt::format("{}{} {:.3f}", out.empty() ? "" : ", ", report.skin_nodes[n],
+                       tol[std::min(n, tol.size() - 1)]);
+  return out;
+}
+
 }  // namespace
 
 std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
@@ -52,18 +66,20 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
   std::string suite;
   for (const auto& w : report.workload_names) suite += (suite.empty() ? "" : ", ") + w;
   lines.push_back(fmt::format("Suite ({} workloads): {}.", report.workload_names.size(), suite));
+  const std::string tolerances = tolerances_text(settings, report);
   if (settings.targets.empty())
     lines.push_back(fmt::format(
-        "Objective: mean performance over the suite; constraint: max skin <= {:.2f} °C (limit "
-        "{:.2f} + tolerance {:.2f}) on every workload.",
-        settings.limit_c + settings.tolerance_c, settings.limit_c, settings.tolerance_c));
+        "Objective: mean performance over the suite; constraint: each skin node's max skin <= "
+        "limit {:.2f} + tolerance {} on every workload.",
+        settings.limit_c, tolerances));
   else
     lines.push_back(fmt::format(
         "Objective: mean performance over the suite; constraints per workload (compare's "
-        "targets): max skin <= max(limit {:.2f}, the bound's lowest peak skin where no schedule "
-        "holds the limit) + tolerance {:.2f}; °C·s over the limit <= the fewest of the kernel "
-        "baselines ({}); performance >= the best of them whose max skin <= the limit.",
-        settings.limit_c, settings.tolerance_c,
+        "targets): each skin node's max skin <= max(limit {:.2f}, the bound's lowest peak skin "
+        "where no schedule holds the limit) + tolerance {}; °C·s over the limit <= the fewest "
+        "of the kernel baselines ({}); performance >= the best of them whose max skin <= the "
+        "limit.",
+        settings.limit_c, tolerances,
         report.baselines.empty() ? std::string("none run") : report.baselines));
   lines.push_back(fmt::format(
       "Search: seed {}{}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
@@ -86,9 +102,16 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
                                     "TuneEval::violation_c): no candidate met them all",
                                     best.violation_c)
                       : std::string("every workload's target met")));
-  lines.push_back(fmt::format("{:<16} {:>8} {:>8} {:>8} {:>9} {:>7} {:>22} {:>7} {:>8}", "workload",
-                              "max_skin", "allowed", "deg_s", "allowed", "perf",
-                              "best holding baseline", "bound", "of_bound"));
+  // One column per skin node: its peak / its own allowance.
+  std::string node_heads;
+  std::vector<std::size_t> widths;
+  for (const auto& n : report.skin_nodes) {
+    widths.push_back(std::max<std::size_t>(11, n.size() + 8));
+    node_heads += fmt::format(" {:>{}}", n + "/allowed", widths.back());
+  }
+  lines.push_back(fmt::format("{:<16}{} {:>8} {:>9} {:>7} {:>22} {:>7} {:>8}", "workload",
+                              node_heads, "deg_s", "allowed", "perf", "best holding baseline",
+                              "bound", "of_bound"));
   for (std::size_t w = 0; w < report.workload_names.size(); ++w) {
     const auto& b = w < report.bounds.size() ? report.bounds[w] : std::nullopt;
     std::string bound = "-", of = "-";
@@ -98,21 +121,27 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
     } else if (b) {
       bound = "none";  // no schedule holds the limit
     }
-    std::string allowed = fmt::format("{:.2f}", settings.limit_c + settings.tolerance_c);
+    std::string nodes;
+    for (std::size_t n = 0; n < report.skin_nodes.size(); ++n) {
+      const double peak =
+          n < best.node_max_skin_c[w].size() ? best.node_max_skin_c[w][n] : std::nan("");
+      nodes += fmt::format(
+          " {:>{}}", fmt::format("{:.2f}/{:.2f}", peak, skin_allowed_c(settings, w, n)), widths[n]);
+    }
     std::string allowed_ds = "-", baseline = "-";
     if (w < settings.targets.size()) {
       const TuneTarget& t = settings.targets[w];
-      allowed = fmt::format("{:.2f}", t.allowed_skin_c);
       if (t.allowed_degree_seconds) allowed_ds = fmt::format("{:.1f}", *t.allowed_degree_seconds);
       if (t.baseline_performance)
         baseline = fmt::format("{} {:.4f}", t.baseline, *t.baseline_performance);
     }
-    lines.push_back(fmt::format("{:<16} {:>8.2f} {:>8} {:>8.1f} {:>9} {:>7.4f} {:>22} {:>7} {:>8}",
-                                report.workload_names[w], best.max_skin_c[w], allowed,
+    lines.push_back(fmt::format("{:<16}{} {:>8.1f} {:>9} {:>7.4f} {:>22} {:>7} {:>8}",
+                                report.workload_names[w], nodes,
                                 w < best.degree_seconds.size() ? best.degree_seconds[w] : 0.0,
                                 allowed_ds, best.performance[w], baseline, bound, of));
   }
-  if (settings.tolerance_c > 0)
+  if (std::any_of(settings.tolerance_c.begin(), settings.tolerance_c.end(),
+                  [](double t) { return t > 0; }))
     lines.emplace_back(
         "(bound: the most performance any controller could deliver with max skin <= the limit "
         "itself; of_bound is above 1 only for a run over the limit, within the tolerance.)");
@@ -127,7 +156,7 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
   return out + strip_old_header(substitute(problem, best.x));
 }
 
-std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
+std::string convergence_svg(const TuneOutcome& outcome, const TuneSettings& settings,
                             const std::string& title) {
   std::vector<const TuneEval*> all;
   for (const auto& e : outcome.global.evals)
@@ -135,7 +164,7 @@ std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
   for (const auto& e : outcome.local) all.push_back(&e);
   // Performance as the change against the policy as written, in %: the
   // differences a search finds are a few per cent or less.
-  std::vector<double> x, perf, best_perf, hottest, best_hottest;
+  std::vector<double> x, perf, best_perf, skin_over, best_skin_over;
   const TuneEval* best = nullptr;
   const double base = all.empty() ? 0.0 : all.front()->suite_performance;
   const auto change = [&](double p) { return base > 0 ? 100.0 * (p / base - 1.0) : 0.0; };
@@ -143,15 +172,18 @@ std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
     const TuneEval& e = *all[i];
     if (!best || better(e, *best)) best = &e;
     x.push_back(static_cast<double>(i + 1));
-    const auto hot = [](const TuneEval& t) {
-      return t.max_skin_c.empty() || !t.error.empty()
-                 ? std::nan("")
-                 : *std::max_element(t.max_skin_c.begin(), t.max_skin_c.end());
+    // The skin's worst miss over the workloads (target_misses' first part).
+    const auto over = [&](const TuneEval& t) {
+      if (t.max_skin_c.empty() || !t.error.empty()) return std::nan("");
+      double worst = -std::numeric_limits<double>::infinity();
+      for (std::size_t w = 0; w < t.max_skin_c.size(); ++w)
+        worst = std::max(worst, target_misses(settings, t, w)[0]);
+      return worst;
     };
     perf.push_back(e.error.empty() ? change(e.suite_performance) : std::nan(""));
     best_perf.push_back(change(best->suite_performance));
-    hottest.push_back(hot(e));
-    best_hottest.push_back(hot(*best));
+    skin_over.push_back(over(e));
+    best_skin_over.push_back(over(*best));
   }
   const double global_end = static_cast<double>(outcome.global.candidates);
   std::vector<CountPanel> panels;
@@ -162,10 +194,12 @@ std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
       " %",
       {{"evaluation", perf, true}, {"best so far", best_perf, false}},
       std::nullopt});
-  panels.push_back(CountPanel{"Hottest workload's max skin per evaluation",
-                              " °C",
-                              {{"evaluation", hottest, true}, {"best so far", best_hottest, false}},
-                              allowed_c});
+  panels.push_back(CountPanel{
+      "Skin over its allowance: worst workload and skin node (each node: floor + its own "
+      "tolerance; <= 0 holds)",
+      " °C",
+      {{"evaluation", skin_over, true}, {"best so far", best_skin_over, false}},
+      0.0});
   return plot_count_svg(x, "eval", panels, title);
 }
 

@@ -97,10 +97,14 @@ struct Progress {
 std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& settings,
                                                      const TuneEval& e, std::size_t w) {
   constexpr double kMet = -1.0;  // a target that does not apply: always met
-  if (settings.targets.empty())
-    return {e.max_skin_c[w] - (settings.limit_c + settings.tolerance_c), kMet, kMet};
+  // Each skin node against its own allowance; the worst is the skin's miss.
+  double skin = -std::numeric_limits<double>::infinity();
+  const auto& nodes = e.node_max_skin_c.at(w);
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    skin = std::max(skin, nodes[n] - skin_allowed_c(settings, w, n));
+  if (settings.targets.empty()) return {skin, kMet, kMet};
   const TuneTarget& t = settings.targets[w];
-  return {e.max_skin_c[w] - t.allowed_skin_c,
+  return {skin,
           t.allowed_degree_seconds
               ? (e.degree_seconds[w] - *t.allowed_degree_seconds) / kDegreeSecondsPerC
               : kMet,
@@ -154,6 +158,7 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
   for (std::size_t c = 0; c < xs.size(); ++c) {
     out[c].x = xs[c];
     out[c].max_skin_c.assign(nw, 0.0);
+    out[c].node_max_skin_c.assign(nw, std::vector<double>(job.model->skin_nodes.size(), 0.0));
     out[c].performance.assign(nw, 0.0);
     out[c].degree_seconds.assign(nw, 0.0);
     auto parsed = config::parse_policy(substitute(*job.problem, xs[c]), job.problem->policy_file);
@@ -166,6 +171,7 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
   const std::size_t ns = std::max<std::size_t>(1, settings.noise_seeds);
   struct Run {
     double max_skin_c = 0, performance = 0, degree_seconds = 0;
+    std::vector<double> node_max_skin_c;
   };
   std::vector<Run> runs(xs.size() * nw * ns);
   std::vector<std::string> run_errors(xs.size() * nw);
@@ -183,8 +189,8 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
     RunOptions options;
     options.record_trace = false;
     const auto r = run(model, wl, *std::get<std::unique_ptr<Controller>>(made), options);
-    runs[task] =
-        Run{r.metrics.max_skin_c, r.metrics.performance, r.metrics.degree_seconds_over_limit};
+    runs[task] = Run{r.metrics.max_skin_c, r.metrics.performance,
+                     r.metrics.degree_seconds_over_limit, r.metrics.max_skin_by_node_c};
   });
   // Over the noise seeds, the worst of each: the hottest peak, the most
   // °C·s, the least performance.
@@ -194,6 +200,10 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
         const Run& r = runs[(c * nw + w) * ns + k];
         auto& e = out[c];
         e.max_skin_c[w] = k == 0 ? r.max_skin_c : std::max(e.max_skin_c[w], r.max_skin_c);
+        for (std::size_t n = 0; n < r.node_max_skin_c.size(); ++n)
+          e.node_max_skin_c[w][n] = k == 0
+                                        ? r.node_max_skin_c[n]
+                                        : std::max(e.node_max_skin_c[w][n], r.node_max_skin_c[n]);
         e.degree_seconds[w] =
             k == 0 ? r.degree_seconds : std::max(e.degree_seconds[w], r.degree_seconds);
         e.performance[w] = k == 0 ? r.performance : std::min(e.performance[w], r.performance);

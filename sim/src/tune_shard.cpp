@@ -1,15 +1,18 @@
 // Tune shard files: one shard's share of the global stage, and the check
 // that a set of them is one whole run (docs/simulator.md, "Tuning on many
 // machines"). The file is JSON in the simulator's shard envelope:
-//   {"format": "coolhand-sim shard", "version": 1, "kind": "tune",
+//   {"format": "coolhand-sim shard", "version": 2, "kind": "tune",
 //    "run": {...the run's identity: input digests, parameters, settings...},
 //    "shard": {"index": K, "count": N},
 //    "body": {"candidates": G,
 //             "evaluations": [{"candidate": i, "x": [...], "max_skin_c": [...],
+//                              "node_max_skin_c": [[...per skin node], ...per workload],
 //                              "performance": [...], "degree_seconds": [...], "suite_performance":
 //                              p, "violation_c": v, "error": ""}, ...]}}
 // Doubles are written with the shortest text that reads back to the same
 // value (nlohmann's dump), so a merged run is the same as one machine's.
+// Version 1 (before each skin node's peak was kept) is refused: tune judges
+// each node against its own tolerance and cannot from the hottest alone.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -24,12 +27,13 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "coolhand-sim shard";
-constexpr int kVersion = 1;
+constexpr int kVersion = kTuneShardVersion;
 
 json eval_json(std::size_t candidate, const TuneEval& e) {
   return json{{"candidate", candidate},
               {"x", e.x},
               {"max_skin_c", e.max_skin_c},
+              {"node_max_skin_c", e.node_max_skin_c},
               {"performance", e.performance},
               {"degree_seconds", e.degree_seconds},
               {"suite_performance", e.suite_performance},
@@ -41,12 +45,29 @@ TuneEval eval_from(const json& j) {
   TuneEval e;
   e.x = j.at("x").get<std::vector<double>>();
   e.max_skin_c = j.at("max_skin_c").get<std::vector<double>>();
+  e.node_max_skin_c = j.at("node_max_skin_c").get<std::vector<std::vector<double>>>();
   e.performance = j.at("performance").get<std::vector<double>>();
   e.degree_seconds = j.at("degree_seconds").get<std::vector<double>>();
   e.suite_performance = j.at("suite_performance").get<double>();
   e.violation_c = j.at("violation_c").get<double>();
   e.error = j.at("error").get<std::string>();
   return e;
+}
+
+// Whether `e`'s per-workload arrays agree with each other and with `first`'s
+// (the shards' first evaluation): what the search indexes by workload and
+// skin node. Empty: they do.
+std::string shape_error(const TuneEval& e, const TuneEval& first) {
+  const std::size_t nw = e.max_skin_c.size();
+  if (nw == 0) return "it has no workload";
+  if (e.performance.size() != nw || e.degree_seconds.size() != nw || e.node_max_skin_c.size() != nw)
+    return "its per-workload arrays differ in length";
+  if (nw != first.max_skin_c.size() || e.x.size() != first.x.size())
+    return "its workloads or parameters differ in count from the first evaluation's";
+  for (const auto& row : e.node_max_skin_c)
+    if (row.empty() || row.size() != first.node_max_skin_c.front().size())
+      return "its skin nodes' peaks differ in count";
+  return {};
 }
 
 }  // namespace
@@ -73,6 +94,7 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
   std::optional<std::size_t> count;
   std::set<std::size_t> seen;
   std::string run;
+  std::optional<TuneEval> first;  // every evaluation's arrays are shaped as its
   for (std::size_t f = 0; f < shard_texts.size(); ++f) {
     const std::string& name = f < names.size() ? names[f] : fmt::format("shard {}", f + 1);
     try {
@@ -80,8 +102,10 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
       if (doc.at("format") != kFormat || doc.at("kind") != "tune")
         return name + ": not a tune shard file (format \"coolhand-sim shard\", kind \"tune\")";
       if (doc.at("version") != kVersion)
-        return fmt::format("{}: shard format version {} (this coolhand-sim reads {})", name,
-                           doc.at("version").dump(), kVersion);
+        return fmt::format(
+            "{}: tune shard format version {} (this coolhand-sim reads {}: each skin node's "
+            "peak is new); run its shards again with this build",
+            name, doc.at("version").dump(), kVersion);
       const std::string this_run = doc.at("run").dump();
       if (f == 0) {
         run = this_run;
@@ -111,6 +135,9 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
           return fmt::format("{}: candidate {} does not belong to shard {} of {}", name, i, k, n);
         if (out.global.evals[i]) return fmt::format("{}: candidate {} given twice", name, i);
         out.global.evals[i] = eval_from(e);
+        if (!first) first = *out.global.evals[i];
+        if (auto bad = shape_error(*out.global.evals[i], *first); !bad.empty())
+          return fmt::format("{}: candidate {}: {}", name, i, bad);
       }
     } catch (const json::exception& e) {
       return name + ": not a valid tune shard file: " + e.what();

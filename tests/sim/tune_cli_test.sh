@@ -31,7 +31,9 @@ same_files() {  # what, dir a, dir b
 base=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
   --param controllers.skin_pid_cpu.setpoint_c=-1..0 --param controllers.skin_pid_cpu.kp=0.2..2
   --no-bound -q)
-args=("${base[@]}" --global 9 --local 6)
+# A tolerance per skin node: the shards' run identity carries each node's,
+# from which `merge` runs the same command.
+args=("${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2)
 
 "$sim" tune "${args[@]}" -o "$work/one" >/dev/null
 for k in 1 2 3; do "$sim" tune "${args[@]}" --shard "$k/3" -o "$work/shards" >/dev/null; done
@@ -99,6 +101,22 @@ expect_eq "--shard with --time-budget" \
 expect_eq "--from-shards of another run" \
   "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
   "$(run_err tune "${args[@]}" --seed 2 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+
+expect_eq "the header names each skin node's tolerance" "1" \
+  "$(grep -c "+ tolerance front_skin 0.300, back_skin 0.200;" "$work/one/policy.yaml")"
+expect_eq "--tolerance for a node the model lacks" \
+  "1: coolhand-sim: --tolerance 'side_skin=0.1': no skin node 'side_skin' in the model (its skin nodes: front_skin, back_skin)" \
+  "$(run_err tune "${bl[@]}" --tolerance side_skin=0.1 -o "$work/x")"
+expect_eq "--tolerance that is not a number" \
+  "1: coolhand-sim: --tolerance 'back_skin=0.1C': expected °C (a number) or NODE=°C" \
+  "$(run_err tune "${bl[@]}" --tolerance back_skin=0.1C -o "$work/x")"
+expect_eq "--from-shards with another node's tolerance" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+sed 's/"version": 2/"version": 1/' "$work/shards/tune-shard-1-of-3.json" >"$work/old-shard.json"
+expect_eq "merge of a version-1 tune shard" \
+  "1: coolhand-sim: $work/old-shard.json: tune shard format version 1 (this coolhand-sim reads 2: each skin node's peak is new); run its shards again with this build" \
+  "$(run_err merge -q "$work/old-shard.json" -o "$work/x")"
 
 expect_eq "--baselines-model that does not exist" \
   "1: coolhand-sim: $work/none.yaml: cannot open: No such file or directory" \

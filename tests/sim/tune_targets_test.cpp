@@ -43,9 +43,10 @@ Metrics run_governor(const Fixture& f, Governor g, std::uint64_t seed) {
 TEST(TuneTargetsTest, MissesAddUpToTheViolation) {
   TuneSettings s;
   s.limit_c = 41;
-  s.tolerance_c = 0.5;
+  s.tolerance_c = {0.5};
   TuneEval e;
   e.max_skin_c = {43.0};
+  e.node_max_skin_c = {{42.0, 43.0}};
   e.degree_seconds = {30.0};
   e.performance = {0.89};
   // Without targets: only limit + tolerance, the other parts always met.
@@ -54,7 +55,7 @@ TEST(TuneTargetsTest, MissesAddUpToTheViolation) {
   EXPECT_LT(m[1], 0);
   EXPECT_LT(m[2], 0);
   // An infeasible start's floor 42.93 + 0.5, 0 °C·s and 0.9 to meet.
-  s.targets = {TuneTarget{43.43, 0.0, 0.9, "step_wise"}};
+  s.targets = {TuneTarget{42.93, 0.0, 0.9, "step_wise"}};
   m = target_misses(s, e, 0);
   EXPECT_NEAR(m[0], -0.43, 1e-12);
   EXPECT_NEAR(m[1], 30.0 / kDegreeSecondsPerC, 1e-12);
@@ -72,9 +73,9 @@ TEST(TuneTargetsTest, TargetsComeFromTheBaselinesAndTheBoundsFloor) {
                                       Governor::none};
   for (const auto& bound : {std::optional<BoundResult>{}, std::optional<BoundResult>{infeasible}}) {
     const auto t =
-        tune_targets(f.model, f.workloads, govs, KernelVersion::v6_1, {bound}, 45.0, 0.5, 3, 2);
+        tune_targets(f.model, f.workloads, govs, KernelVersion::v6_1, {bound}, 45.0, 3, 2);
     ASSERT_EQ(t.size(), 1U);
-    EXPECT_DOUBLE_EQ(t[0].allowed_skin_c, bound ? 46.7 : 45.5);
+    EXPECT_DOUBLE_EQ(t[0].skin_floor_c, bound ? 46.2 : 45.0);
     ASSERT_TRUE(t[0].allowed_degree_seconds.has_value());
     // `none` is no kernel baseline: it never throttles and would set no bar.
     EXPECT_DOUBLE_EQ(*t[0].allowed_degree_seconds,
@@ -110,7 +111,7 @@ TEST(TuneTargetsTest, WhatTuneAcceptsComparePasses) {
   s.threads = 2;
   const std::vector<Governor> govs = {Governor::step_wise, Governor::bang_bang};
   s.targets = tune_targets(f.model, f.workloads, govs, KernelVersion::v6_1, {std::nullopt}, 45.0,
-                           0.5, s.seed, 2);
+                           s.seed, 2);
   const TuneJob job{&f.model, &f.workloads, &problem};
   auto out = finish_tune(job, s, run_global_stage(job, s, 1, 1));
   ASSERT_TRUE(std::holds_alternative<TuneOutcome>(out)) << std::get<std::string>(out);

@@ -118,7 +118,9 @@ TEST(TuneTest, FindsBetterPointThanBadStartAndHoldsTheLimit) {
 }
 
 std::string tuned_text(const TuneJob& job, const TuneSettings& s, const TuneOutcome& o) {
-  return tuned_policy_text(job, s, o, TuneReportInputs{"reference-umpc", {"gaming"}, {}, {}});
+  return tuned_policy_text(
+      job, s, o,
+      TuneReportInputs{"reference-umpc", {"gaming"}, {}, {}, {"front_skin", "back_skin"}});
 }
 
 TEST(TuneTest, ResultsDoNotDependOnTheThreadCount) {

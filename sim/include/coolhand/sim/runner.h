@@ -66,6 +66,9 @@ struct Metrics {
   double duration_s = 0;
   double skin_limit_c = 0;
   double max_skin_c = 0;
+  // Each skin node's own peak, in ModelSpec::skin_nodes order (max_skin_c
+  // is the largest): tune judges each cover against its own allowance.
+  std::vector<double> max_skin_by_node_c;
   double seconds_over_limit = 0;
   double degree_seconds_over_limit = 0;
   double performance = 1.0;

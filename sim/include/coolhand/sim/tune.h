@@ -21,7 +21,11 @@
 // deterministic quasi-random global stage). The best of them starts NLopt's
 // COBYLA (local stage) with three inequality constraints per workload,
 // one per part of its TuneTarget (max skin, °C·s, performance against the
-// baselines; without targets only max skin - (limit + tolerance) <= 0). Every evaluation runs the
+// baselines; without targets only the skin against limit + tolerance). The
+// skin part judges each skin node's own peak against its own allowance:
+// max over nodes of (node's peak - (floor + that node's tolerance)) <= 0, so
+// a cover whose model error is small may come closer to the limit than one
+// whose error is large (the port chain's per-cover margin). Every evaluation runs the
 // policy on every workload through the shared loop (runner.h, as `compare` does), in parallel over
 // candidates x workloads; results are indexed, so they do not depend on the thread count. The
 // result is the best evaluation of both stages by `better`: feasible first, then suite performance.
@@ -90,13 +94,16 @@ struct TuneProblem {
 
 // What one candidate achieved, per workload and over the suite.
 struct TuneEval {
-  std::vector<double> x;               // quantized parameter values
-  std::vector<double> max_skin_c;      // per workload
+  std::vector<double> x;           // quantized parameter values
+  std::vector<double> max_skin_c;  // per workload: the hottest skin node's peak
+  // Per workload, each skin node's peak (ModelSpec::skin_nodes order).
+  std::vector<std::vector<double>> node_max_skin_c;
   std::vector<double> performance;     // per workload
   std::vector<double> degree_seconds;  // per workload: °C·s over the model's skin limit
   double suite_performance = 0;        // mean over workloads
   // Sum over workloads of how far the candidate misses its TuneTarget:
-  // °C of max skin over allowed_skin_c, plus °C·s over
+  // the most °C any skin node's peak is over its own allowance (see
+  // target_misses), plus °C·s over
   // allowed_degree_seconds / kDegreeSecondsPerC, plus performance below
   // baseline_performance x kPerformancePerC^-1 (see TuneTarget); 0: every
   // target holds.
@@ -105,16 +112,20 @@ struct TuneEval {
 };
 
 // How far evaluation `e` misses workload w's target, each part <= 0 when
-// met: max skin - allowed_skin_c (°C); (°C·s - allowed_degree_seconds) /
+// met: the largest over skin nodes n of node n's peak - (skin_floor_c +
+// tolerance of n) (°C; skin_allowed_c); (°C·s - allowed_degree_seconds) /
 // kDegreeSecondsPerC; (baseline_performance - performance) /
 // kPerformancePerC. A part without a target is -1. Without
-// settings.targets: max skin - (limit + tolerance), -1, -1. These are the
-// local stage's constraints; their positive parts sum to violation_c.
+// settings.targets the floor is the limit and the other parts are -1. These
+// are the local stage's constraints; their positive parts sum to violation_c.
 inline constexpr std::size_t kMissesPerWorkload = 3;
 struct TuneSettings;
 [[nodiscard]] std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& settings,
                                                                    const TuneEval& e,
                                                                    std::size_t w);
+// The peak skin node `n` may reach on workload w: its floor (the limit, or
+// the bound's lowest peak where no schedule holds it) + node n's tolerance.
+[[nodiscard]] double skin_allowed_c(const TuneSettings& settings, std::size_t w, std::size_t n);
 
 // Whether `a` ranks strictly above `b` in the search's order: no error
 // before an error, less violation, then more suite performance. Ties keep
@@ -123,16 +134,19 @@ struct TuneSettings;
 
 // What a candidate must achieve on one workload for `compare` to pass it
 // (compare.h, check_targets), fixed before the search (tune_targets.cpp):
-//   allowed_skin_c          max(limit, the bound's lowest peak skin) +
-//                           tolerance: where no schedule holds the limit
-//                           (`bound` infeasible: a soaked start, a hot car)
-//                           the floor is the lowest peak any schedule reaches;
+//   skin_floor_c            max(limit, the bound's lowest peak skin): where
+//                           no schedule holds the limit (`bound` infeasible:
+//                           a soaked start, a hot car) the floor is the
+//                           lowest peak any schedule reaches; each skin node
+//                           may peak at the floor + its own tolerance
+//                           (compare judges the hottest node against the
+//                           floor + 0.5, so one floor serves every node);
 //   allowed_degree_seconds  the fewest °C·s over the limit of the kernel
 //                           baselines (unset: no baseline ran);
 //   baseline_performance    the best performance of a kernel baseline whose
 //                           skin never exceeds the limit (unset: none does).
 struct TuneTarget {
-  double allowed_skin_c = 0;
+  double skin_floor_c = 0;
   std::optional<double> allowed_degree_seconds;
   std::optional<double> baseline_performance;
   std::string baseline;  // the governor whose performance is baseline_performance
@@ -150,8 +164,12 @@ struct TuneSettings {
   // °C·s, the least performance (the baselines' targets use `seed`). One
   // seed can favour a policy that rides the tolerance's edge by luck.
   std::size_t noise_seeds = 1;
-  double limit_c = 45.0;     // max skin allowed on every workload ...
-  double tolerance_c = 0.5;  // ... plus this (compare's kOvershootAllowedC by default)
+  double limit_c = 45.0;  // max skin allowed on every workload ...
+  // ... plus, on each skin node, its own tolerance (°C), in the model's
+  // ModelSpec::skin_nodes order; one value: every node's (by default
+  // compare's kOvershootAllowedC). The port chain gives each cover 0.5 less
+  // twice the fit's held-out error on it (scripts/port-device.sh).
+  std::vector<double> tolerance_c{0.5};
   // Per workload (parallel to the workloads); empty: the allowed skin is
   // limit + tolerance everywhere and there is no baseline to meet.
   std::vector<TuneTarget> targets;
@@ -228,8 +246,18 @@ struct TuneOutcome {
 [[nodiscard]] std::vector<TuneTarget> tune_targets(
     const ModelSpec& model, const std::vector<Workload>& workloads,
     const std::vector<Governor>& governors, KernelVersion kernel,
-    const std::vector<std::optional<BoundResult>>& bounds, double limit_c, double tolerance_c,
-    std::uint64_t seed, unsigned threads);
+    const std::vector<std::optional<BoundResult>>& bounds, double limit_c, std::uint64_t seed,
+    unsigned threads);
+
+// `tune --tolerance` (repeatable): `T` sets every skin node's tolerance,
+// `NODE=T` one node's (which wins over a plain T); T in °C, a finite
+// number. Returns one tolerance per skin node of `skin_nodes` (nodes not
+// named: the plain T, else `fallback_c`), or an error naming the argument:
+// an unknown node (with the model's skin nodes), a node or plain T given
+// twice, a T that is not a number.
+[[nodiscard]] std::variant<std::vector<double>, std::string> parse_tolerances(
+    const std::vector<std::string>& args, const std::vector<std::string>& skin_nodes,
+    double fallback_c);
 
 // -- output (tune_output.cpp)
 
@@ -242,18 +270,22 @@ struct TuneReportInputs {
   std::vector<std::string> workload_names;
   std::vector<std::optional<BoundResult>> bounds;
   std::string baselines;  // the kernel baselines run for the targets, e.g. "step_wise, bang_bang"
+  std::vector<std::string> skin_nodes;  // the model's, parallel to the tolerances
 };
 [[nodiscard]] std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
                                             const TuneOutcome& outcome,
                                             const TuneReportInputs& report);
-// Suite performance and the hottest workload's max skin of every
-// evaluation in order (global stage, then local), with the best so far,
-// against `allowed_c` (limit + tolerance): an SVG (plot.cpp).
-[[nodiscard]] std::string convergence_svg(const TuneOutcome& outcome, double allowed_c,
+// Suite performance and the skin's worst miss (target_misses' skin part:
+// the most °C any skin node is over its own allowance on any workload; <= 0
+// holds) of every evaluation in order (global stage, then local), with the
+// best so far: an SVG (plot.cpp).
+[[nodiscard]] std::string convergence_svg(const TuneOutcome& outcome, const TuneSettings& settings,
                                           const std::string& title);
 
 // -- shards (tune_shard.cpp); format in docs/simulator.md, "Tuning on many
-// machines".
+// machines". Version 2 carries each skin node's peak per workload; a
+// version-1 file (without them) is refused with a message to re-run it.
+inline constexpr int kTuneShardVersion = 2;
 
 // `identity` is the run's identity (inputs' digests and settings), equal in
 // every shard of one run; the text is the shard file.

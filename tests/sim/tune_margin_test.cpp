@@ -1,0 +1,191 @@
+// tune's skin margin per skin node (tune.h, TuneSettings::tolerance_c): each
+// node's peak is judged against the floor + its own tolerance, so a cover
+// within its own allowance passes even where another cover's would fail it,
+// and a cover over its own fails even where another's would pass it; the
+// runner keeps each node's peak; `--tolerance` strings resolve per node or
+// fail with a clear message; shard files carry each node's peak and a
+// version-1 file is refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <variant>
+
+#include "coolhand/config/policy_file.h"
+#include "coolhand/sim/runner.h"
+#include "coolhand/sim/tune.h"
+
+namespace coolhand::sim {
+namespace {
+
+const std::string kData = COOLHAND_SIM_DATA_DIR;
+
+// One workload, two skin nodes (front, back) with these peaks.
+TuneEval eval_with(double front_c, double back_c) {
+  TuneEval e;
+  e.x = {0.5};
+  e.max_skin_c = {std::max(front_c, back_c)};
+  e.node_max_skin_c = {{front_c, back_c}};
+  e.performance = {0.95};
+  e.degree_seconds = {0.0};
+  return e;
+}
+
+TEST(TuneMarginTest, EachNodeIsJudgedAgainstItsOwnAllowance) {
+  TuneSettings s;
+  s.limit_c = 45.0;
+  s.tolerance_c = {0.09, 0.316};  // front glass (large fit error), back cover (small)
+  // The back at 45.30: over the front's allowance (45.09) but within its own
+  // (45.316); the front at 44.5. Passes.
+  EXPECT_NEAR(target_misses(s, eval_with(44.5, 45.30), 0)[0], 45.30 - 45.316, 1e-12);
+  EXPECT_LE(target_misses(s, eval_with(44.5, 45.30), 0)[0], 0.0);
+  // The front at 45.20: within the back's allowance but over its own. Fails
+  // by its own 0.11, though the back (the hottest node elsewhere) is cooler.
+  EXPECT_NEAR(target_misses(s, eval_with(45.20, 45.10), 0)[0], 45.20 - 45.09, 1e-12);
+  // Both over: the worse miss is the skin's.
+  EXPECT_NEAR(target_misses(s, eval_with(45.15, 45.40), 0)[0], 45.40 - 45.316, 1e-12);
+  // One tolerance for every node (the old rule): the back's 45.30 fails.
+  s.tolerance_c = {0.09};
+  EXPECT_NEAR(target_misses(s, eval_with(44.5, 45.30), 0)[0], 45.30 - 45.09, 1e-12);
+}
+
+TEST(TuneMarginTest, TheBoundsFloorLiftsEveryNodesAllowance) {
+  TuneSettings s;
+  s.limit_c = 45.0;
+  s.tolerance_c = {0.1, 0.3};
+  // Where no schedule holds the limit the floor is the lowest peak; each
+  // node may reach it + its own tolerance.
+  s.targets = {TuneTarget{46.2, std::nullopt, std::nullopt, ""}};
+  EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 0), 46.3);
+  EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 1), 46.5);
+  EXPECT_NEAR(target_misses(s, eval_with(46.25, 46.45), 0)[0], 46.45 - 46.5, 1e-12);
+  EXPECT_NEAR(target_misses(s, eval_with(46.35, 46.0), 0)[0], 46.35 - 46.3, 1e-12);
+  // A feasible workload keeps the limit as its floor.
+  s.targets = {TuneTarget{45.0, std::nullopt, std::nullopt, ""}};
+  EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 1), 45.3);
+}
+
+// The search's own evaluations and violation use the per-node judgement: a
+// candidate within the back's tolerance but over a single tight one meets
+// its targets only with the per-node tolerances.
+TEST(TuneMarginTest, EvaluationsKeepEachNodesPeak) {
+  const auto model = std::get<ModelSpec>(load_model_file(kData + "/models/reference-umpc.yaml"));
+  auto t = load_csv_file(kData + "/workloads/gaming.csv");
+  const std::vector<Workload> workloads = {
+      std::get<Workload>(Workload::bind(std::get<CsvTable>(t), model))};
+  std::ifstream in(COOLHAND_POLICY_DIR "/reference-umpc.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str().substr(0, ss.str().find("\ntune:\n") + 1);
+  auto made = make_tune_problem(text, "p.yaml", {"controllers.skin_pid_cpu.setpoint_c=-1..0.5"});
+  ASSERT_TRUE(std::holds_alternative<TuneProblem>(made));
+  const TuneProblem problem = std::get<TuneProblem>(made);
+  const TuneJob job{&model, &workloads, &problem};
+  TuneSettings s;
+  s.threads = 2;
+  s.limit_c = 45.0;
+  const TuneEval e = evaluate_candidates(job, s, {{0.0}}).front();
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  ASSERT_EQ(model.skin_nodes.size(), 2U);
+  ASSERT_EQ(e.node_max_skin_c.at(0).size(), 2U);
+  EXPECT_EQ(e.max_skin_c[0], std::max(e.node_max_skin_c[0][0], e.node_max_skin_c[0][1]));
+  // The two covers peak apart, or the per-node rule shows nothing here.
+  const double front = e.node_max_skin_c[0][0], back = e.node_max_skin_c[0][1];
+  ASSERT_GT(std::abs(front - back), 0.5);
+  const std::size_t hot = back > front ? 1 : 0;
+  // Each node's allowance 0.01 °C over its own peak's distance to the limit
+  // (any sign): every node just holds; then the hottest one's allowance
+  // 0.01 °C short of it: the candidate misses by 0.01 °C.
+  s.tolerance_c = {front - 45.0 + 0.01, back - 45.0 + 0.01};
+  EXPECT_EQ(evaluate_candidates(job, s, {{0.0}}).front().violation_c, 0.0);
+  s.tolerance_c[hot] -= 0.02;
+  EXPECT_NEAR(evaluate_candidates(job, s, {{0.0}}).front().violation_c, 0.01, 1e-9);
+  // The runner's metrics say the same.
+  ThermalModel m(workloads[0].start(model), s.seed);
+  Workload w = workloads[0];
+  auto doc = config::parse_policy(substitute(problem, std::vector<double>{0.0}), "p.yaml");
+  ASSERT_TRUE(doc.errors.empty());
+  auto ctl = make_policy_controller(model, *doc.document, "c");
+  RunOptions o;
+  o.record_trace = false;
+  const auto r = run(m, w, *std::get<std::unique_ptr<Controller>>(ctl), o);
+  EXPECT_EQ(r.metrics.max_skin_by_node_c, e.node_max_skin_c[0]);
+}
+
+TEST(TuneMarginTest, ToleranceArgumentsResolvePerNode) {
+  const std::vector<std::string> nodes = {"front_skin", "back_skin"};
+  const auto ok = [&](const std::vector<std::string>& args) {
+    auto r = parse_tolerances(args, nodes, 0.5);
+    if (auto* e = std::get_if<std::string>(&r)) {
+      ADD_FAILURE() << *e;
+      return std::vector<double>{};
+    }
+    return std::get<std::vector<double>>(r);
+  };
+  const auto err = [&](const std::vector<std::string>& args) {
+    auto r = parse_tolerances(args, nodes, 0.5);
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : "no error";
+  };
+  EXPECT_EQ(ok({}), (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ(ok({"0.09"}), (std::vector<double>{0.09, 0.09}));
+  EXPECT_EQ(ok({"back_skin=0.316"}), (std::vector<double>{0.5, 0.316}));
+  // A node's own wins over the plain value, in either order.
+  EXPECT_EQ(ok({"back_skin=0.316", "0.09"}), (std::vector<double>{0.09, 0.316}));
+  EXPECT_EQ(ok({"front_skin=-0.1"}), (std::vector<double>{-0.1, 0.5}));
+  EXPECT_EQ(err({"side_skin=0.1"}),
+            "--tolerance 'side_skin=0.1': no skin node 'side_skin' in the model (its skin nodes: "
+            "front_skin, back_skin)");
+  EXPECT_EQ(err({"back_skin=0.1", "back_skin=0.2"}),
+            "--tolerance 'back_skin=0.2': back_skin's tolerance given twice");
+  EXPECT_EQ(err({"0.1", "0.2"}), "--tolerance '0.2': every node's tolerance given twice");
+  for (const std::string bad : {"", "x", "0.1.2", "back_skin=", "=0.1", "inf", "nan", "0.1 "})
+    EXPECT_EQ(err({bad}),
+              "--tolerance '" + bad + "': " +
+                  (bad == "=0.1" ? "no skin node '' in the model (its skin nodes: front_skin, "
+                                   "back_skin)"
+                                 : "expected °C (a number) or NODE=°C"))
+        << bad;
+}
+
+TEST(TuneMarginTest, ShardFilesCarryEachNodesPeak) {
+  GlobalStage stage;
+  stage.candidates = 2;
+  stage.evals = {eval_with(44.1, 45.3), eval_with(45.05, 44.9)};
+  const std::string id = R"({"run": "margin"})";
+  const std::string file = tune_shard_json(id, 1, 1, stage);
+  auto merged = merge_tune_shards({file}, {"s.json"}, id);
+  ASSERT_TRUE(std::holds_alternative<MergedTuneShards>(merged)) << std::get<std::string>(merged);
+  const auto& g = std::get<MergedTuneShards>(merged).global;
+  ASSERT_EQ(g.evals.size(), 2U);
+  EXPECT_EQ(g.evals[0]->node_max_skin_c, stage.evals[0]->node_max_skin_c);
+  EXPECT_EQ(g.evals[1]->node_max_skin_c, stage.evals[1]->node_max_skin_c);
+
+  // A version-1 file (no node peaks) is refused with what to do.
+  auto doc = nlohmann::json::parse(file);
+  doc["version"] = 1;
+  for (auto& e : doc["body"]["evaluations"]) e.erase("node_max_skin_c");
+  auto old = merge_tune_shards({doc.dump()}, {"old.json"}, id);
+  ASSERT_TRUE(std::holds_alternative<std::string>(old));
+  EXPECT_EQ(std::get<std::string>(old),
+            "old.json: tune shard format version 1 (this coolhand-sim reads 2: each skin "
+            "node's peak is new); run its shards again with this build");
+  // Node peaks that do not match the workloads or each other are refused.
+  doc = nlohmann::json::parse(file);
+  doc["body"]["evaluations"][1]["node_max_skin_c"] = {{45.0}};
+  auto bad = merge_tune_shards({doc.dump()}, {"bad.json"}, id);
+  ASSERT_TRUE(std::holds_alternative<std::string>(bad));
+  EXPECT_EQ(std::get<std::string>(bad),
+            "bad.json: candidate 1: its skin nodes' peaks differ in count");
+  doc["body"]["evaluations"][1].erase("node_max_skin_c");
+  bad = merge_tune_shards({doc.dump()}, {"bad.json"}, id);
+  ASSERT_TRUE(std::holds_alternative<std::string>(bad));
+  EXPECT_NE(std::get<std::string>(bad).find("bad.json: not a valid tune shard file"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace coolhand::sim
