@@ -12,7 +12,7 @@
 
 #include "coolhand/sim/fit.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::fit_skin_inputs_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -178,4 +178,4 @@ TEST(SkinInputs, TheHeatedNodesSensorSeparatesLoadFromAmbient) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::fit_skin_inputs_test
