@@ -72,7 +72,10 @@ scripts/install-deps.sh --tests $vm_flag
 # debug info: file:line in backtraces and sanitizer reports is all CI reads,
 # and the variable locations of -g cost ~30% of a heavy file's compile under
 # gcc -O2 (docs/benchmarks.md "CI time, session 9"). Same -O levels, so the
-# same warnings.
+# same warnings. Both builds compile the test executables as unity builds
+# (COOLHAND_UNITY_TESTS, on by default; docs/benchmarks.md "CI time, session
+# 10"): the same test sources and warnings, gtest's and the libraries'
+# headers parsed once per batch of up to 32 files instead of once per file.
 stage "release build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOOLHAND_WERROR=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \

@@ -10,7 +10,7 @@
 #include "coolhand/config/policy_file.h"
 #include "policy_test_support.h"
 
-namespace coolhand::config {
+namespace coolhand::config::brightness_test {
 namespace {
 
 using test_support::errors_of;
@@ -127,4 +127,4 @@ TEST(BacklightSource, IsNoTemperatureCandidateOfADeviceDescription) {
 }
 
 }  // namespace
-}  // namespace coolhand::config
+}  // namespace coolhand::config::brightness_test

@@ -10,7 +10,7 @@
 #include "coolhand/config/policy_file.h"
 #include "policy_test_support.h"
 
-namespace coolhand::config {
+namespace coolhand::config::errors_test {
 namespace {
 
 using test_support::errors_of;
@@ -357,4 +357,4 @@ TEST(Errors, DirectoryIsNotAPolicy) {
 }
 
 }  // namespace
-}  // namespace coolhand::config
+}  // namespace coolhand::config::errors_test

@@ -10,7 +10,7 @@
 
 #include "coolhand/config/policy_file.h"
 
-namespace coolhand::config {
+namespace coolhand::config::examples_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -106,4 +106,4 @@ TEST(Examples, HardwareExampleBindsEveryKind) {
 }
 
 }  // namespace
-}  // namespace coolhand::config
+}  // namespace coolhand::config::examples_test

@@ -13,7 +13,7 @@
 #include "limit_expr.h"
 #include "policy_test_support.h"
 
-namespace coolhand::config {
+namespace coolhand::config::limits_test {
 namespace {
 
 using test_support::errors_of;
@@ -235,4 +235,4 @@ TEST(Limits, PortingTheReferencePolicyChangesOneNumber) {
 }
 
 }  // namespace
-}  // namespace coolhand::config
+}  // namespace coolhand::config::limits_test

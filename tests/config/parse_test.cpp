@@ -4,7 +4,7 @@
 
 #include "coolhand/config/policy_file.h"
 
-namespace coolhand::config {
+namespace coolhand::config::parse_test {
 namespace {
 
 using policy::ControllerSpec;
@@ -378,4 +378,4 @@ TEST(Parse, ByteOrderMarkAndCrLfAreAccepted) {
 }
 
 }  // namespace
-}  // namespace coolhand::config
+}  // namespace coolhand::config::parse_test

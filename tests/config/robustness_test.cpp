@@ -10,7 +10,7 @@
 #include "coolhand/config/yaml_input.h"
 #include "policy_test_support.h"
 
-namespace coolhand::config {
+namespace coolhand::config::robustness_test {
 namespace {
 
 using test_support::errors_of;
@@ -201,4 +201,4 @@ TEST(Robustness, MutatedRealPolicy) {
 }
 
 }  // namespace
-}  // namespace coolhand::config
+}  // namespace coolhand::config::robustness_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace coolhand::config::detail {
+namespace coolhand::config::detail::scalars_test {
 namespace {
 
 using policy::MilliC;
@@ -99,4 +99,4 @@ TEST(Scalars, EditDistance) {
 }
 
 }  // namespace
-}  // namespace coolhand::config::detail
+}  // namespace coolhand::config::detail::scalars_test

@@ -6,7 +6,7 @@
 
 #include "fake_tree.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::actuator_test {
 namespace {
 
 using testing::FakeTree;
@@ -179,4 +179,4 @@ TEST_F(ActuatorTest, DryRunWritesNothing) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::actuator_test

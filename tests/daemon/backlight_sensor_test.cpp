@@ -14,7 +14,7 @@
 #include "status.h"
 #include "test_hooks.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::backlight_sensor_test {
 namespace {
 
 using config::SensorSource;
@@ -187,4 +187,4 @@ TEST_F(BacklightRuntime, GarbageIsSkippedThenTheSensorIsLost) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::backlight_sensor_test

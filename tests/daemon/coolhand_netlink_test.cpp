@@ -21,7 +21,7 @@
 #include "runtime.h"
 #include "test_hooks.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::coolhand_netlink_test {
 namespace {
 
 constexpr int kFamily = 0x22;
@@ -487,4 +487,4 @@ TEST_F(ModuleRuntimeTest, DryRunSendsNoWindow) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::coolhand_netlink_test

@@ -26,7 +26,7 @@
 #include "fake_tree.h"
 #include "runtime.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::device_trees_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -187,9 +187,9 @@ TEST(DeviceTrees, ThereAreTrees) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::device_trees_test
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::device_trees_test {
 namespace {
 
 // A required role the machine lacks stops the daemon (exit 3) naming it:
@@ -266,4 +266,4 @@ TEST(DeviceTrees, RolesWithoutADeviceAreAnError) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::device_trees_test

@@ -7,7 +7,7 @@
 
 #include "fake_tree.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::discovery_test {
 namespace {
 
 using config::DeviceKnob;
@@ -314,9 +314,9 @@ TEST(FindKnob, GarbageInTheKnobIsAnError) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::discovery_test
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::discovery_test {
 namespace {
 
 // kmod/README section 3: zones under class/coolhand, devices reached through
@@ -359,4 +359,4 @@ TEST(FindKnob, CoolhandDeviceThroughTheZoneLink) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::discovery_test

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::event_loop_test {
 namespace {
 
 using policy::Millis;
@@ -163,4 +163,4 @@ TEST(LockstepClock, MalformedOrBackwardLinesEndTheLoopWithAnError) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::event_loop_test

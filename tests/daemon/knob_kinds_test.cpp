@@ -8,7 +8,7 @@
 #include "discovery.h"
 #include "fake_tree.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::knob_kinds_test {
 namespace {
 
 using config::DeviceKnob;
@@ -195,4 +195,4 @@ TEST(KnobKinds, BacklightPercentOfMaxBrightness) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::knob_kinds_test

@@ -23,7 +23,7 @@
 #endif
 #endif
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::memory_test {
 namespace {
 
 #ifdef COOLHAND_TEST_ASAN
@@ -86,4 +86,4 @@ TEST(ReleaseStartupMemory, TheHeapStillWorksAfterwards) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::memory_test

@@ -18,7 +18,7 @@
 #include "runtime.h"
 #include "runtime_support.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::originals_test {
 namespace {
 
 using testing::FakeTree;
@@ -381,4 +381,4 @@ TEST_F(StoreTest, InMemoryStoreWritesNoFile) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::originals_test

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::parse_test {
 namespace {
 
 TEST(ParseInteger, AcceptsSysfsFormatting) {
@@ -60,4 +60,4 @@ TEST(TrimLine, StripsTrailingNewlineAndBlanks) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::parse_test

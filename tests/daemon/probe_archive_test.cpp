@@ -21,7 +21,7 @@
 
 #include "fake_tree.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::probe_archive_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -292,4 +292,4 @@ TEST(ProbeScrub, PrivateNamesLinesAndShapesGo) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::probe_archive_test

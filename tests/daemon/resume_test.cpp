@@ -12,7 +12,7 @@
 
 #include "event_loop.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::resume_test {
 namespace {
 
 using policy::Time;
@@ -100,4 +100,4 @@ TEST(Clocks, BoottimeFollowsATimeNamespaceOffset) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::resume_test

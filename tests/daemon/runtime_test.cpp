@@ -14,7 +14,7 @@
 #include "runtime_support.h"
 #include "test_hooks.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::runtime_test {
 namespace {
 
 using policy::MilliC;
@@ -479,4 +479,4 @@ TEST_F(RuntimeTest, StatusLineSaysWhatIsThrottled) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::runtime_test

@@ -16,7 +16,7 @@
 #include "runtime_support.h"
 #include "thermal_netlink.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::status_test {
 namespace {
 
 using policy::MilliC;
@@ -198,4 +198,4 @@ TEST_F(StatusTest, ProfileSwitchShowsAndTakesEffectAtTheNextTick) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::status_test

@@ -11,7 +11,7 @@
 
 #include "fake_tree.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::sysfs_test {
 namespace {
 
 using testing::FakeTree;
@@ -130,4 +130,4 @@ TEST(RootedSysfs, ListIsSortedAndErrorsWhenAbsent) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::sysfs_test

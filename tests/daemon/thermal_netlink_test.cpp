@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::thermal_netlink_test {
 namespace {
 
 constexpr int kFamily = 0x1c;
@@ -188,4 +188,4 @@ TEST_F(NetlinkTest, SequenceGapAsksForResync) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::thermal_netlink_test

@@ -21,7 +21,7 @@
 
 #include "thermal_netlink.h"
 
-namespace coolhand::daemon {
+namespace coolhand::daemon::thresholds_test {
 namespace {
 
 constexpr int kFamily = 0x1d;
@@ -222,4 +222,4 @@ TEST(ThermalReceiverTest, MessagesWithAnySequenceNumberReachTheHandler) {
 }
 
 }  // namespace
-}  // namespace coolhand::daemon
+}  // namespace coolhand::daemon::thresholds_test

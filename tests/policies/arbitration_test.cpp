@@ -5,7 +5,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::arbitration_test {
 namespace {
 
 using CK = ControllerSpec::Kind;
@@ -235,4 +235,4 @@ TEST(DeviceConstraints, ForcedDeviceBypassesRateLimits) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::arbitration_test

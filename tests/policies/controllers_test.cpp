@@ -5,7 +5,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::controllers_test {
 namespace {
 
 using CK = ControllerSpec::Kind;
@@ -294,4 +294,4 @@ TEST(PowerBudget, IntegralAccumulatesAndIsBounded) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::controllers_test

@@ -7,7 +7,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::escalation_test {
 namespace {
 
 using CK = ControllerSpec::Kind;
@@ -155,4 +155,4 @@ TEST(LastResort, Validation) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::escalation_test

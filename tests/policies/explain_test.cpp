@@ -4,7 +4,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::explain_test {
 namespace {
 
 using CK = ControllerSpec::Kind;
@@ -100,4 +100,4 @@ TEST(Explain, UnknownDeviceGivesADefaultExplanation) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::explain_test

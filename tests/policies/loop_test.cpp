@@ -11,7 +11,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy {
+namespace coolhand::policy::loop_test {
 namespace {
 
 using testing::controller;
@@ -235,4 +235,4 @@ TEST_F(LoopTest, ANeverReadSensorCountsAsLost) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy
+}  // namespace coolhand::policy::loop_test

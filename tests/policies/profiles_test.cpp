@@ -5,7 +5,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::profiles_test {
 namespace {
 
 using CK = ControllerSpec::Kind;
@@ -148,4 +148,4 @@ TEST(Profiles, DefaultProfileIsActiveFromTheStart) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::profiles_test

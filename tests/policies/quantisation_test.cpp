@@ -11,7 +11,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::quantisation_test {
 namespace {
 
 using CK = ControllerSpec::Kind;
@@ -139,4 +139,4 @@ TEST(Dequantise, NeedsAQuantisedPhysicalInputAndATimeConstant) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::quantisation_test

@@ -9,7 +9,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::sensors_test {
 namespace {
 
 using SK = SensorSpec::Kind;
@@ -506,4 +506,4 @@ TEST(Unknown, StepWiseResumesAndPidResets) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::sensors_test

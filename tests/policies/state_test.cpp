@@ -8,7 +8,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::state_test {
 namespace {
 
 // Temperatures sweep 35..65 °C so every element changes state; a sensor is
@@ -106,4 +106,4 @@ TEST(EngineState, ABadStateIsRefused) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::state_test

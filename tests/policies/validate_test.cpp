@@ -9,7 +9,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::validate_test {
 namespace {
 
 using SK = SensorSpec::Kind;
@@ -323,4 +323,4 @@ TEST(Validate, LookupsByName) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::validate_test

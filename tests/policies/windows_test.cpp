@@ -7,7 +7,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::windows_test {
 namespace {
 
 using SK = SensorSpec::Kind;
@@ -352,4 +352,4 @@ TEST(NextStep, EmaSettlingTowardsALimit) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::windows_test

@@ -5,7 +5,7 @@
 
 #include "rig.h"
 
-namespace coolhand::policy::testing {
+namespace coolhand::policy::testing::zones_test {
 namespace {
 
 TripSpec trip(std::string name, std::int32_t threshold, std::int32_t hysteresis,
@@ -192,4 +192,4 @@ TEST(Strings, SeverityRoundTrip) {
 }
 
 }  // namespace
-}  // namespace coolhand::policy::testing
+}  // namespace coolhand::policy::testing::zones_test

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace coolhand::recorder {
+namespace coolhand::recorder::checkpoint_test {
 namespace {
 
 std::vector<Record> held(const Ring& r) {
@@ -62,4 +62,4 @@ TEST(Checkpoint, TooLargeForTheRingHasNoScratch) {
 }
 
 }  // namespace
-}  // namespace coolhand::recorder
+}  // namespace coolhand::recorder::checkpoint_test

@@ -8,7 +8,7 @@
 
 #include "coolhand/recorder/layout.h"
 
-namespace coolhand::recorder {
+namespace coolhand::recorder::file_test {
 namespace {
 
 Metadata meta() {
@@ -128,4 +128,4 @@ TEST(File, SegmentsStartAtLoopCreatedAndTheWrappedHeadIsIncomplete) {
 }
 
 }  // namespace
-}  // namespace coolhand::recorder
+}  // namespace coolhand::recorder::file_test

@@ -6,7 +6,7 @@
 
 #include "coolhand/recorder/file.h"
 
-namespace coolhand::recorder {
+namespace coolhand::recorder::reader_errors_test {
 namespace {
 
 struct ReaderErrors : ::testing::Test {
@@ -199,4 +199,4 @@ TEST_F(ReaderErrors, EveryPrefixIsAnErrorNeverACrash) {
 }
 
 }  // namespace
-}  // namespace coolhand::recorder
+}  // namespace coolhand::recorder::reader_errors_test

@@ -9,7 +9,7 @@
 #include "coolhand/recorder/loop_recorder.h"
 #include "recording_fixture.h"
 
-namespace coolhand::recorder {
+namespace coolhand::recorder::replay_test {
 namespace {
 
 using policy::ControllerSpec;
@@ -248,4 +248,4 @@ TEST(Replay, AWrappedHeadWithoutCheckpointsIsRefused) {
 }
 
 }  // namespace
-}  // namespace coolhand::recorder
+}  // namespace coolhand::recorder::replay_test

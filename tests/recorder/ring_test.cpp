@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-namespace coolhand::recorder {
+namespace coolhand::recorder::ring_test {
 namespace {
 
 TEST(Ring, KeepsEverythingUntilFull) {
@@ -174,4 +174,4 @@ TEST(Ring, ResizeOfAnEmptyRingAndToTheSameSize) {
 }
 
 }  // namespace
-}  // namespace coolhand::recorder
+}  // namespace coolhand::recorder::ring_test

@@ -15,7 +15,7 @@
 #include "coolhand/sim/fit_recording.h"
 #include "coolhand/sim/policy_loop.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::backlight_brightness_test {
 namespace {
 
 // A board heated by the CPU, and a front glass heated by the backlight
@@ -259,4 +259,4 @@ TEST(Brightness, FitSkinTakesItAsAnInput) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::backlight_brightness_test

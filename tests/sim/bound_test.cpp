@@ -15,7 +15,7 @@
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/runner.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::bound_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -233,4 +233,4 @@ TEST(BoundTest, EveryBundledControllerIsAtOrBelowTheBound) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::bound_test

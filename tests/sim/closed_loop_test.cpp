@@ -19,7 +19,7 @@
 #include "coolhand/sim/replay.h"
 #include "coolhand/sim/runner.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::closed_loop_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -410,4 +410,4 @@ TEST(CompareTest, InfeasibleStartIsHeldToTheBoundsLowestPeak) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::closed_loop_test

@@ -9,7 +9,7 @@
 
 #include "coolhand/sim/compare.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::compare_input_test {
 namespace {
 
 CompareResult one_cell(const std::vector<std::string>& controllers) {
@@ -104,4 +104,4 @@ TEST(CompareInputTest, CellTraceIsThinnedToThePlotAndKeepsThePeak) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::compare_input_test

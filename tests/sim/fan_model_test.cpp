@@ -25,7 +25,7 @@
 #include "coolhand/sim/bound.h"
 #include "coolhand/sim/runner.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::fan_model_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -503,4 +503,4 @@ TEST(ShippedModelsTest, EachLoadsAndRunsItsPortedPolicy) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::fan_model_test

@@ -11,7 +11,7 @@
 
 #include "coolhand/recorder/record.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::fit_recording_test {
 namespace {
 
 using recorder::Kind;
@@ -171,4 +171,4 @@ TEST(FitRecording, ExactErrors) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::fit_recording_test

@@ -12,7 +12,7 @@
 
 #include "coolhand/sim/fit.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::fit_skin_inputs_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -242,4 +242,4 @@ TEST(SkinInputs, FitErrorsNameTheirSubject) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::fit_skin_inputs_test

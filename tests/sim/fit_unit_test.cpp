@@ -10,7 +10,7 @@
 
 #include "coolhand/sim/fit.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::fit_unit_test {
 namespace {
 
 constexpr const char* kSkeleton =
@@ -175,4 +175,4 @@ TEST(FitModelTest, NamesTheCommonScaleWithoutMeasuredPower) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::fit_unit_test

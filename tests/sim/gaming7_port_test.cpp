@@ -24,7 +24,7 @@
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/workload.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::gaming7_port_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -75,4 +75,4 @@ TEST(Gaming7PortTest, TheChargeFanStillCoolsAHalvedCharge) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::gaming7_port_test

@@ -10,7 +10,7 @@
 #include "coolhand/sim/model.h"
 #include "coolhand/sim/workload.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::initial_state_test {
 namespace {
 
 // One node, 0.5 W/K to ambient; the cpu dissipates 0.2 W idle plus 1 W at
@@ -102,4 +102,4 @@ TEST(WorkloadInitialTest, SteadyNeedsAPathToAmbient) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::initial_state_test

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-namespace coolhand::sim {
+namespace coolhand::sim::kernel_thermal_test {
 namespace {
 
 using policy::MilliC;
@@ -348,12 +348,12 @@ TEST(NoneGovernorTest, NeverThrottles) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::kernel_thermal_test
 
 // ------------------------------------------- the 6.13+ rules (--kernel 7.3)
 // Each test picks a trace where 6.1's rule gives another answer (said in the
 // comments); the rules are in kernel_thermal_73.cpp.
-namespace coolhand::sim {
+namespace coolhand::sim::kernel_thermal_test {
 namespace {
 
 constexpr auto k73 = KernelVersion::v7_3;
@@ -442,4 +442,4 @@ TEST(PowerAllocator73Test, FirmwareSustainablePowerKeepsSysfsGains) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::kernel_thermal_test

@@ -9,7 +9,7 @@
 
 #include "coolhand/sim/model.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::model_input_test {
 namespace {
 
 constexpr const char* kHead =
@@ -145,4 +145,4 @@ TEST(ModelInputTest, MissingFileNamesErrno) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::model_input_test

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <variant>
 
-namespace coolhand::sim {
+namespace coolhand::sim::model_test {
 namespace {
 
 ModelSpec parse_ok(const std::string& yaml) {
@@ -352,4 +352,4 @@ TEST(ModelErrorTest, KernelTripsMustAscend) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::model_test

@@ -12,7 +12,7 @@
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/model.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::port_yaml_test {
 namespace {
 
 // A one-node model, block style, with comments.
@@ -233,4 +233,4 @@ TEST(PortYamlTest, BadInputIsOneLocatedError) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::port_yaml_test

@@ -18,7 +18,7 @@
 #include "coolhand/recorder/replay.h"
 #include "coolhand/sim/recording_export.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::recording_replay_test {
 namespace {
 
 using policy::MilliC;
@@ -314,4 +314,4 @@ TEST(RecordingExport, OneTablePerKindWithNamedIndices) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::recording_replay_test

@@ -7,7 +7,7 @@
 
 #include "coolhand/sim/runner.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::trace_thinning_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -88,4 +88,4 @@ TEST(TraceThinningTest, MetricsAreComputedAtFullResolution) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::trace_thinning_test

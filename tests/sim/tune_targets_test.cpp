@@ -15,7 +15,7 @@
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/tune.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::tune_targets_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -197,4 +197,4 @@ TEST(TuneTargetsTest, ShippedTunedPoliciesLoadAndRun) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::tune_targets_test

@@ -16,7 +16,7 @@
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/runner.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::tune_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -257,4 +257,4 @@ TEST(TuneTest, DaemonLoaderAcceptsThePolicyWithItsTuneBlock) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::tune_test

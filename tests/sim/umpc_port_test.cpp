@@ -20,7 +20,7 @@
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/workload.h"
 
-namespace coolhand::sim {
+namespace coolhand::sim::umpc_port_test {
 namespace {
 
 const std::string kData = COOLHAND_SIM_DATA_DIR;
@@ -61,4 +61,4 @@ TEST(UmpcPortTest, TheModemComesBackInAHotCar) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::umpc_port_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace coolhand::sim {
+namespace coolhand::sim::workload_test {
 namespace {
 
 ModelSpec small_model() {
@@ -193,4 +193,4 @@ TEST(WorkloadInputTest, MissingFileNamesErrno) {
 }
 
 }  // namespace
-}  // namespace coolhand::sim
+}  // namespace coolhand::sim::workload_test
