@@ -174,5 +174,38 @@ TEST(FitModelTest, NamesTheCommonScaleWithoutMeasuredPower) {
   EXPECT_TRUE(scale);
 }
 
+// A level the data never use takes its power from the used level's FITTED
+// power scaled by performance (fill_unused_levels), not from the fit's 1 W
+// start: the cpu runs at level 0 only, 3 W, no power measured (the held
+// idle power pins the scale), so level 1 (performance 0.5) is 1.5 W, named
+// as not identifiable.
+TEST(FitModelTest, ScalesAnUnusedLevelFromTheFittedPower) {
+  auto sk = skeleton();
+  ModelSpec truth = sk.spec;
+  truth.nodes[0].capacity_j_per_k = 12.0;
+  truth.nodes[0].to_ambient_w_per_k = 0.3;
+  truth.devices[0].power_w = {3.0, 1.2};
+  FitSegment seg;
+  const std::size_t n = 900;
+  seg.load.assign(1, std::vector<std::vector<double>>(2, std::vector<double>(n, 0.0)));
+  for (std::size_t k = 0; k < n; ++k) {
+    seg.time_s.push_back(static_cast<double>(k));
+    seg.ambient_c.push_back(k < 600 ? 25.0 : 30.0);
+    if (k < 300 || (k >= 450 && k < 750)) seg.load[0][0][k] = 1.0;
+  }
+  seg.reading_c.assign(1, std::vector<double>(n, 25.0));
+  seg.reading_c[0] = predict_nodes(truth, seg)[0];
+  auto r = fit_model(sk, {seg}, FitOptions{});
+  ASSERT_TRUE(std::holds_alternative<FitResult>(r));
+  const auto& f = std::get<FitResult>(r);
+  EXPECT_NEAR(f.values[2], 3.0, 3.0 * 1e-2);
+  EXPECT_NEAR(f.values[3], f.values[2] * 0.5, 1e-9);
+  EXPECT_NEAR(f.model.devices[0].power_w[1], f.values[3], 1e-9);
+  bool named = false;
+  for (const auto& w : f.unidentifiable)
+    for (const auto& p : w.params) named = named || p == "cpu.power_w[1]";
+  EXPECT_TRUE(named);
+}
+
 }  // namespace
 }  // namespace coolhand::sim::fit_unit_test
