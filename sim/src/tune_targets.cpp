@@ -114,6 +114,7 @@ std::variant<std::vector<double>, std::string> parse_tolerances(
     slot = t;
   }
   std::vector<double> out;
+  out.reserve(own.size());
   for (const auto& t : own) out.push_back(t.value_or(all.value_or(fallback_c)));
   return out;
 }
