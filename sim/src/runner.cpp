@@ -30,8 +30,7 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   m.max_skin_c = -1e300;
   std::vector<std::size_t> skin_nodes;  // node indices, in spec.skin_nodes order
   for (const auto& name : spec.skin_nodes)
-    for (std::size_t i = 0; i < spec.nodes.size(); ++i)
-      if (spec.nodes[i].name == name) skin_nodes.push_back(i);
+    if (auto i = model.node_index(name)) skin_nodes.push_back(*i);
   m.max_skin_by_node_c.assign(skin_nodes.size(), -1e300);
   Trace& tr = result.trace;
   const std::uint64_t stride =
@@ -96,10 +95,15 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
     }
     if (changed) model.set_inputs(levels, demand);
 
-    const double skin = model.max_skin_c();
+    // The skin is the hottest skin node (ThermalModel::max_skin_c), taken
+    // from the same per-node readings that keep each node's own peak.
+    double skin = -1e300;
+    for (std::size_t j = 0; j < skin_nodes.size(); ++j) {
+      const double node = model.node_c(skin_nodes[j]);
+      skin = std::max(skin, node);
+      m.max_skin_by_node_c[j] = std::max(m.max_skin_by_node_c[j], node);
+    }
     m.max_skin_c = std::max(m.max_skin_c, skin);
-    for (std::size_t j = 0; j < skin_nodes.size(); ++j)
-      m.max_skin_by_node_c[j] = std::max(m.max_skin_by_node_c[j], model.node_c(skin_nodes[j]));
     if (skin > spec.skin_limit_c) {
       m.seconds_over_limit += dt_s;
       m.degree_seconds_over_limit += (skin - spec.skin_limit_c) * dt_s;
