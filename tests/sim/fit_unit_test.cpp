@@ -92,15 +92,22 @@ TEST(ModelWriterTest, WrittenModelReadsBackWithTheSameNumbers) {
   EXPECT_EQ(b.kernel_zones[1].cooling.size(), spec.kernel_zones[1].cooling.size());
 }
 
+// The one-node device the tests fit: C = 12 J/K, g = 0.3 W/K, 3 W at level
+// 0 and 1.2 W at level 1 (the skeleton's other values as they are).
+ModelSpec truth_of(const FitSkeleton& sk) {
+  ModelSpec truth = sk.spec;
+  truth.nodes[0].capacity_j_per_k = 12.0;
+  truth.nodes[0].to_ambient_w_per_k = 0.3;
+  truth.devices[0].power_w = {3.0, 1.2};
+  return truth;
+}
+
 // One node, C = 12 J/K, g = 0.3 W/K, idle 0.5 W, 3 W at level 0 and 1.2 W
 // at level 1, driven through both levels and off; readings are the exact
 // simulation, the total power is measured. The fit must recover all four.
 TEST(FitModelTest, RecoversAOneNodeModelFromExactData) {
   auto sk = skeleton();
-  ModelSpec truth = sk.spec;
-  truth.nodes[0].capacity_j_per_k = 12.0;
-  truth.nodes[0].to_ambient_w_per_k = 0.3;
-  truth.devices[0].power_w = {3.0, 1.2};
+  const ModelSpec truth = truth_of(sk);
   FitSegment seg;
   seg.name = "exact";
   const std::size_t n = 900;
@@ -149,10 +156,7 @@ TEST(FitModelTest, ErrorsNameTheirSubject) {
 TEST(FitModelTest, NamesTheCommonScaleWithoutMeasuredPower) {
   auto sk = skeleton();
   sk.spec.devices[0].idle_w = 0.0;  // a held idle power would pin the scale
-  ModelSpec truth = sk.spec;
-  truth.nodes[0].capacity_j_per_k = 12.0;
-  truth.nodes[0].to_ambient_w_per_k = 0.3;
-  truth.devices[0].power_w = {3.0, 1.2};
+  const ModelSpec truth = truth_of(sk);
   FitSegment seg;
   const std::size_t n = 600;
   seg.load.assign(1, std::vector<std::vector<double>>(2, std::vector<double>(n, 0.0)));
@@ -181,10 +185,7 @@ TEST(FitModelTest, NamesTheCommonScaleWithoutMeasuredPower) {
 // as not identifiable.
 TEST(FitModelTest, ScalesAnUnusedLevelFromTheFittedPower) {
   auto sk = skeleton();
-  ModelSpec truth = sk.spec;
-  truth.nodes[0].capacity_j_per_k = 12.0;
-  truth.nodes[0].to_ambient_w_per_k = 0.3;
-  truth.devices[0].power_w = {3.0, 1.2};
+  const ModelSpec truth = truth_of(sk);
   FitSegment seg;
   const std::size_t n = 900;
   seg.load.assign(1, std::vector<std::vector<double>>(2, std::vector<double>(n, 0.0)));
