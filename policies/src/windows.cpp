@@ -150,7 +150,9 @@ void Engine::Impl::compute_windows(Time now) {
     if (p.prev_reading && p.raw_mc && p.raw_at > p.prev_reading->t) {
       const double rate =
           std::abs(static_cast<double>(std::int64_t{*p.raw_mc} - p.prev_reading->mc)) /
-          static_cast<double>((p.raw_at - p.prev_reading->t).count());
+          // In double: times from a recording may be any int64, and their
+          // difference overflows (fuzz_sim_recording found it).
+          (static_cast<double>(p.raw_at.count()) - static_cast<double>(p.prev_reading->t.count()));
       const std::int64_t raw = *p.raw_mc;
       const auto edge = static_cast<double>(std::min(high - raw, raw - low));
       if (rate > 0.0) interval_ms = std::min(interval_ms, std::max(edge, 0.0) / rate);
