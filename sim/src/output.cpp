@@ -80,6 +80,10 @@ std::string metrics_json(const Metrics& m) {
   j["duration_s"] = r4(m.duration_s);
   j["skin_limit_c"] = r4(m.skin_limit_c);
   j["max_skin_c"] = r4(m.max_skin_c);
+  nlohmann::ordered_json by_node = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < m.skin_node_names.size() && i < m.max_skin_by_node_c.size(); ++i)
+    by_node[m.skin_node_names[i]] = r4(m.max_skin_by_node_c[i]);
+  j["max_skin_by_node_c"] = by_node;
   j["seconds_over_limit"] = r4(m.seconds_over_limit);
   j["degree_seconds_over_limit"] = r4(m.degree_seconds_over_limit);
   j["performance"] = r4(m.performance);

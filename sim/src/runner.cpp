@@ -30,7 +30,10 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   m.max_skin_c = -1e300;
   std::vector<std::size_t> skin_nodes;  // node indices, in spec.skin_nodes order
   for (const auto& name : spec.skin_nodes)
-    if (auto i = model.node_index(name)) skin_nodes.push_back(*i);
+    if (auto i = model.node_index(name)) {
+      skin_nodes.push_back(*i);
+      m.skin_node_names.push_back(name);
+    }
   m.max_skin_by_node_c.assign(skin_nodes.size(), -1e300);
   Trace& tr = result.trace;
   const std::uint64_t stride =

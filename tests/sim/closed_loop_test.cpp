@@ -8,6 +8,8 @@
 // and commit the file with the change that explains the new numbers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -142,6 +144,44 @@ Workload bundled_workload(const ModelSpec& m, const std::string& name) {
 // the skin passes the limit by far; the reference policy keeps it within
 // the 0.5 °C tolerance, steps the engine on events and timers only,
 // and changes levels far less often than the kernel's step_wise.
+// metrics.json names each skin node's own peak (the port chain's device
+// check reads them): on a two-cover device, every node in the model's order,
+// each the peak of that node's trace column, the hottest one max_skin_c.
+TEST(ClosedLoopTest, MetricsNameEachSkinNodesPeak) {
+  auto r = load_model_file(kData + "/models/gaming-7.yaml");
+  ASSERT_TRUE(std::holds_alternative<ModelSpec>(r));
+  const ModelSpec spec = std::get<ModelSpec>(r);
+  ASSERT_EQ(spec.skin_nodes, (std::vector<std::string>{"front_skin", "back_skin"}));
+  auto t = load_csv_file(kData + "/workloads/gaming-hot.csv");
+  ASSERT_TRUE(std::holds_alternative<CsvTable>(t));
+  auto bound = Workload::bind(std::get<CsvTable>(t), spec);
+  ASSERT_TRUE(std::holds_alternative<Workload>(bound));
+  Workload w = std::get<Workload>(bound);
+  ThermalModel model(spec, 1);
+  auto ctl = make_governor_controller(spec, Governor::none);
+  const RunResult res = run(model, w, *ctl);
+  const auto j = nlohmann::ordered_json::parse(metrics_json(res.metrics));
+  ASSERT_TRUE(j.contains("max_skin_by_node_c"));
+  const auto& by_node = j["max_skin_by_node_c"];
+  ASSERT_EQ(by_node.size(), 2u);
+  std::vector<std::string> keys;
+  double hottest = -1e300;
+  for (const auto& [name, peak] : by_node.items()) {
+    keys.push_back(name);
+    const auto col = std::find(res.trace.nodes.begin(), res.trace.nodes.end(), name);
+    ASSERT_NE(col, res.trace.nodes.end()) << name;
+    const auto& series = res.trace.node_c[static_cast<std::size_t>(col - res.trace.nodes.begin())];
+    EXPECT_NEAR(peak.get<double>(), *std::max_element(series.begin(), series.end()), 1e-4) << name;
+    hottest = std::max(hottest, peak.get<double>());
+  }
+  EXPECT_EQ(keys, spec.skin_nodes);
+  EXPECT_DOUBLE_EQ(hottest, j["max_skin_c"].get<double>());
+  // The covers differ (gaming-hot, no throttling): a per-node figure that
+  // repeated max_skin_c would pass the checks above only for the hotter one.
+  EXPECT_GT(std::abs(by_node["front_skin"].get<double>() - by_node["back_skin"].get<double>()),
+            0.5);
+}
+
 TEST(ClosedLoopTest, PolicyHoldsSkinAtHotAmbientAndNoneDoesNot) {
   const ModelSpec spec = reference_model();
   ThermalModel a(spec, 1), b(spec, 1), c(spec, 1);

@@ -66,8 +66,11 @@ struct Metrics {
   double duration_s = 0;
   double skin_limit_c = 0;
   double max_skin_c = 0;
-  // Each skin node's own peak, in ModelSpec::skin_nodes order (max_skin_c
-  // is the largest): tune judges each cover against its own allowance.
+  // Each skin node's own peak, named in skin_node_names (ModelSpec::skin_nodes
+  // order; max_skin_c is the largest): tune judges each cover against its
+  // own allowance, and the port chain's device check compares each cover's
+  // peak on the device with the fitted model's.
+  std::vector<std::string> skin_node_names;
   std::vector<double> max_skin_by_node_c;
   double seconds_over_limit = 0;
   double degree_seconds_over_limit = 0;
