@@ -13,8 +13,12 @@
 #     <= 0.6 °C (the thermocouples' <= 0.2 °C), and on navigation (30 °C, charging), which the fit never
 #     saw, each skin node open loop within 0.5 °C rms of the true one;
 #   - tune ran with the script's tolerance per skin node, 0.5 - 2 x that
-#     cover's thermocouple's held-out rms (the summary and the tuned
+#     cover's thermocouple's held-out rms (the summary and the first tuned
 #     policy's header);
+#   - the device check's rounds, recomputed from their runs: the peaks it
+#     took from metrics.json, each cover's bias and corrected tolerance
+#     as the summary prints them, and the chain's policy the last
+#     re-tune's with those tolerances; --no-device-check leaves it out;
 #   - the tuned policy holds its limit on the TRUE model: max skin <= limit
 #     + 0.5 °C on every workload of the suite.
 # And the exact messages of `fit --recording` for what cannot be mapped, and
@@ -70,18 +74,77 @@ front=$(tol_of front_skin) back=$(tol_of back_skin)
 want="front_skin $front °C, back_skin $back °C"
 grep -qxF "tune's tolerance on the fitted model: $want" "$OUT/summary.txt" ||
   fail "summary: expected tune's tolerance $want, got '$(grep "tolerance" "$OUT/summary.txt")'"
-header="+ tolerance front_skin $front, back_skin $back;"
-[[ $front != "$back" ]] || header="+ tolerance $front;"
-grep -qF "$header" "$OUT/tune/policy.yaml" ||
-  fail "the tuned policy's header does not name tune's tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy.yaml")"
-# The tuned policy's rows of compare on the true model: column 3 is max skin.
+header_of() { [[ $1 != "$2" ]] && echo "+ tolerance front_skin $1, back_skin $2;" || echo "+ tolerance $1;"; }
+header=$(header_of "$front" "$back")
+grep -qF "$header" "$OUT/tune/policy-before-check.yaml" ||
+  fail "the first tune's policy's header does not name tune's tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy-before-check.yaml")"
+
+# The device check (scripts/port-device.sh, step 5), recomputed from its
+# runs: each round's peaks.txt holds, per workload and cover, the worst of
+# the metrics.json peaks over noise seeds 1..4 on each model; a cover's
+# bias is the largest device - fitted peak where either is within 0.5 °C of
+# its allowance (limit + its tolerance that round), the largest so far is
+# kept, and its tolerance becomes 0.5 - that - 0.03 (at least 0); the line
+# the summary prints says so. The chain's policy is the last re-tune's,
+# whose header names the last tolerances.
 limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
+rounds=$(ls -d "$OUT"/check/r* 2>/dev/null | wc -l)
+((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
+declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=()
+for ((r = 1; r <= rounds; ++r)); do
+  D=$OUT/check/r$r
+  # One workload's peaks against its runs' metrics.json.
+  want=$(for s in 1 2 3 4; do
+    awk '/"max_skin_by_node_c"/ { b = 1; next } b && /}/ { exit } b && /"back_skin"/ { gsub(/[",]/, ""); print $2 }' "$D/device-gaming-hot-$s/metrics.json"
+  done | sort -g | tail -1)
+  got=$(awk '$1 == "gaming-hot" && $2 == "back_skin" { print $4 }' "$D/peaks.txt")
+  awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && (a - b) ^ 2 < 1e-8) }' ||
+    fail "check r$r: gaming-hot back_skin device peak '$got' in peaks.txt, the worst seed's metrics.json '$want'"
+  ((4 * 3 * 2 == $(ls -d "$D"/device-* "$D"/fitted-* | wc -l))) || fail "check r$r: expected 3 workloads x 4 seeds x 2 models of runs"
+  for node in front_skin back_skin; do
+    read -r b wl < <(awk -v n="$node" -v a="$(awk -v l="$limit" -v t="${ctol[$node]}" 'BEGIN { print l + t }')" '
+      $2 == n && ($3 >= a - 0.5 || $4 >= a - 0.5) { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 } }
+      END { if (k) printf "%+.3f %s\n", m, w }' "$D/peaks.txt") || true
+    line=$(grep -F "device check $r: $node " "$OUT/summary.txt" || true)
+    [[ -n $line ]] || { fail "summary: no device check $r line for $node"; continue; }
+    if [[ -z ${b:-} ]]; then
+      [[ $line == *"no workload within 0.5 °C of its allowance"* ]] || fail "check r$r $node: no close workload, but: $line"
+    else
+      [[ $line == *"bias $b °C ($wl;"* ]] || fail "check r$r $node: expected bias $b °C on $wl: $line"
+      if [[ -z ${cbias[$node]:-} ]] || awk -v b="$b" -v o="${cbias[$node]}" 'BEGIN { exit !(b > o) }'; then cbias[$node]=$b; fi
+      ctol[$node]=$(awk -v b="${cbias[$node]}" 'BEGIN { t = 0.5 - b - 0.03; printf "%.3f", (t > 0 ? t : 0) }')
+      [[ $line == *"tolerance "*" -> ${ctol[$node]} °C" ]] || fail "check r$r $node: expected tolerance ${ctol[$node]} °C: $line"
+    fi
+    b=""
+  done
+done
+grep -qE "^  device check: (biases settled after [0-9]+ re-tune|no cover within|biases still moving)" "$OUT/summary.txt" ||
+  fail "summary: the device check says neither that it settled nor that it did not"
+grep -qE "^port-device:   device check 1: back_skin " "$TMP/chain.err" || fail "stderr: no device check line"
+if ((rounds > 1)); then
+  cmp -s "$OUT/tune/policy.yaml" "$OUT/check/r$((rounds - 1))/tune/policy.yaml" ||
+    fail "the chain's policy is not the last re-tune's (check/r$((rounds - 1))/tune/policy.yaml)"
+  header=$(header_of "${ctol[front_skin]}" "${ctol[back_skin]}")
+  grep -qF "$header" "$OUT/tune/policy.yaml" ||
+    fail "the chain's policy's header does not name the corrected tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy.yaml")"
+fi
+# The tuned policy's rows of compare on the true model: column 3 is max skin.
 rows=$(awk '$2 == "policy" && NF > 4' "$OUT/compare/compare.out" | wc -l)
 ((rows == 3)) || fail "expected 3 rows of the tuned policy in compare's table, got $rows"
 while read -r scenario skin; do
   at_most "$skin" "$(awk -v l="$limit" 'BEGIN { print l + 0.5 }')" ||
     fail "tuned policy: max skin $skin °C on $scenario over the limit $limit + 0.5 (true model)"
 done < <(awk '$2 == "policy" && NF > 4 { print $1, $3 }' "$OUT/compare/compare.out")
+
+# --no-device-check: the first tune's policy is the chain's, no check runs.
+"$SRC/scripts/port-device.sh" --sim "$SIM" --no-device-check --time-budget 120 --global 24 --local 12 \
+  --use "$W/gaming.csv" --suite "$W/gaming-hot.csv" \
+  "$SRC/sim/data/models/tablet-10.yaml" "$SRC/sim/data/skeletons/tablet-10.skeleton.yaml" \
+  "$SRC/sim/data/policies/tablet-10.yaml" "$TMP/nocheck" >/dev/null 2>"$TMP/nocheck.err" ||
+  { cat "$TMP/nocheck.err"; fail "port-device.sh --no-device-check failed"; }
+! grep -q "device check" "$TMP/nocheck/summary.txt" "$TMP/nocheck.err" || fail "--no-device-check: a device check ran"
+[[ -z $(ls -A "$TMP/nocheck/check") && ! -e $TMP/nocheck/tune/policy-before-check.yaml ]] ||
+  fail "--no-device-check: check/ or policy-before-check.yaml written"
 
 # Exact errors of fit --recording.
 REC=$OUT/rec/gaming.chrec
