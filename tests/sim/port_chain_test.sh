@@ -88,7 +88,7 @@ grep -qF "$header" "$OUT/tune/policy-before-check.yaml" ||
 # the summary prints says so. The chain's policy is the last re-tune's,
 # whose header names the last tolerances.
 limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
-rounds=$(ls -d "$OUT"/check/r* 2>/dev/null | wc -l)
+rounds=$(find "$OUT/check" -mindepth 1 -maxdepth 1 -type d -name 'r*' | wc -l)
 ((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
 declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=()
 for ((r = 1; r <= rounds; ++r)); do
@@ -100,7 +100,7 @@ for ((r = 1; r <= rounds; ++r)); do
   got=$(awk '$1 == "gaming-hot" && $2 == "back_skin" { print $4 }' "$D/peaks.txt")
   awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && (a - b) ^ 2 < 1e-8) }' ||
     fail "check r$r: gaming-hot back_skin device peak '$got' in peaks.txt, the worst seed's metrics.json '$want'"
-  ((4 * 3 * 2 == $(ls -d "$D"/device-* "$D"/fitted-* | wc -l))) || fail "check r$r: expected 3 workloads x 4 seeds x 2 models of runs"
+  ((4 * 3 * 2 == $(find "$D" -mindepth 1 -maxdepth 1 -type d \( -name 'device-*' -o -name 'fitted-*' \) | wc -l))) || fail "check r$r: expected 3 workloads x 4 seeds x 2 models of runs"
   for node in front_skin back_skin; do
     read -r b wl < <(awk -v n="$node" -v a="$(awk -v l="$limit" -v t="${ctol[$node]}" 'BEGIN { print l + t }')" '
       $2 == n && ($3 >= a - 0.5 || $4 >= a - 0.5) { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 } }
