@@ -343,7 +343,7 @@ summary_check=()
 # line per cover; succeeds when a cover's bias moved (new, or up by more
 # than SETTLE): the policy needs a re-tune.
 check() {
-  local r=$1 pol=$2 dir=$OUT/check/r$1 wl name s which m moved=1 line b w k
+  local r=$1 pol=$2 dir=$OUT/check/r$1 wl name s which m retune=1 line b w k
   mkdir -p "$dir"
   : >"$dir/runs.txt"
   for wl in "${tune_args[@]}"; do
@@ -384,7 +384,7 @@ check() {
       if [[ -z $old ]] || awk -v b="$b" -v o="$old" 'BEGIN { exit !(b > o) }'; then bias[$n]=$b; fi
     fi
     if [[ -n ${bias[$n]:-} ]]; then
-      awk -v b="${bias[$n]}" -v o="${old:-x}" -v s="$SETTLE" 'BEGIN { exit !(o == "x" || b - o > s) }' && moved=0
+      awk -v b="${bias[$n]}" -v o="${old:-x}" -v s="$SETTLE" 'BEGIN { exit !(o == "x" || b - o > s) }' && retune=0
       tol[$n]=$(awk -v b="${bias[$n]}" -v m="$MARGIN" 'BEGIN { t = 0.5 - b - m; printf "%.3f", (t > 0 ? t : 0) }')
     fi
     if [[ -n ${bias[$n]:-} ]]; then
@@ -395,8 +395,9 @@ check() {
     say "  $line"
     summary_check+=("$line")
   done
-  # 0 (true: re-tune) when a cover's kept bias is new or rose by more than SETTLE.
-  return $moved
+  # 0 (success: re-tune) when a cover's kept bias is new or rose by more
+  # than SETTLE, else 1.
+  return $retune
 }
 retunes=0
 if ((DEVCHECK)); then
