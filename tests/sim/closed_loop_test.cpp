@@ -140,10 +140,6 @@ Workload bundled_workload(const ModelSpec& m, const std::string& name) {
   return std::get<Workload>(w);
 }
 
-// Gaming at 35 °C ambient, where no sensor sees the air: without throttling
-// the skin passes the limit by far; the reference policy keeps it within
-// the 0.5 °C tolerance, steps the engine on events and timers only,
-// and changes levels far less often than the kernel's step_wise.
 // metrics.json names each skin node's own peak (the port chain's device
 // check reads them): on a two-cover device, every node in the model's order,
 // each the peak of that node's trace column, the hottest one max_skin_c.
@@ -182,6 +178,10 @@ TEST(ClosedLoopTest, MetricsNameEachSkinNodesPeak) {
             0.5);
 }
 
+// Gaming at 35 °C ambient, where no sensor sees the air: without throttling
+// the skin passes the limit by far; the reference policy keeps it within
+// the 0.5 °C tolerance, steps the engine on events and timers only,
+// and changes levels far less often than the kernel's step_wise.
 TEST(ClosedLoopTest, PolicyHoldsSkinAtHotAmbientAndNoneDoesNot) {
   const ModelSpec spec = reference_model();
   ThermalModel a(spec, 1), b(spec, 1), c(spec, 1);
