@@ -55,6 +55,7 @@ struct TuneArgs {
   std::uint64_t seed = 1;
   std::size_t noise_seeds = 1;
   std::optional<std::size_t> global, local;
+  double local_step = 0.25;  // --local-step: COBYLA's first step / the range
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
 };
@@ -110,6 +111,7 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
               {"baselines", a.baselines},
               {"global", global_count(problem, s)},
               {"local", local_count(problem, s)},
+              {"local_step", s.local_step},
               {"bound", !a.no_bound}};
 }
 
@@ -204,6 +206,10 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
   s.global_candidates = a.global;
   s.local_evaluations = a.local;
+  if (!(a.local_step > 0 && a.local_step <= 1))
+    throw Failure(
+        fmt::format("--local-step {:g}: expected a fraction of the range in (0, 1]", a.local_step));
+  s.local_step = a.local_step;
   s.threads = a.threads;
   s.time_budget_s = a.time_budget_s;
   s.started = started;
@@ -360,6 +366,7 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.baselines = run.at("baselines").get<std::vector<std::string>>();
     a.global = run.at("global").get<std::size_t>();
     a.local = run.at("local").get<std::size_t>();
+    a.local_step = run.at("local_step").get<double>();
     a.no_bound = !run.at("bound").get<bool>();
     a.from_shards = files;
     a.out = out;
@@ -418,6 +425,11 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
   cmd->add_option("--local", a->local,
                   "local-stage (COBYLA) evaluations (default: 30 per parameter, at least 40; 0: "
                   "none)");
+  cmd->add_option("--local-step", a->local_step,
+                  "COBYLA's first step as a fraction of each parameter's range (default 0.25; "
+                  "smaller for a re-tune from a tuned policy, which searches its neighbourhood: "
+                  "scripts/port-device.sh's device check)")
+      ->capture_default_str();
   cmd->add_option("--threads,-j", a->threads,
                   "threads (default: every core; results do not depend on it)");
   cmd->add_option("--time-budget", a->time_budget_s,

@@ -99,14 +99,14 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
         fmt::format("Performance bias (device - model, --performance-bias): {}.", biases));
   lines.push_back(fmt::format(
       "Search: seed {}{}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
-      "(NLopt COBYLA, ended by: {}){}.",
+      "(NLopt COBYLA, first step {:g} of each range, ended by: {}){}.",
       settings.seed,
       settings.noise_seeds > 1
           ? fmt::format(" (each candidate's worst over noise seeds {}..{})", settings.seed,
                         settings.seed + settings.noise_seeds - 1)
           : std::string(),
       outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
-      outcome.local_stop,
+      settings.local_step, outcome.local_stop,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? "; stopped by the time budget"
           : ""));

@@ -383,8 +383,8 @@ std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job, const Tun
     const auto& p = problem.params[j];
     lo[j] = p.lo;
     hi[j] = p.hi;
-    // A quarter of the range first; COBYLA scales each variable by it.
-    step[j] = (p.hi - p.lo) / 4;
+    // settings.local_step of the range first; COBYLA scales each variable by it.
+    step[j] = (p.hi - p.lo) * settings.local_step;
     x[j] = out.best.x[j];
   }
   const std::size_t nw = job.workloads->size() * kMissesPerWorkload;

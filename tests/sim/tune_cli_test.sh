@@ -134,6 +134,11 @@ expect_eq "--performance-bias that is not a number" \
 expect_eq "--performance-bias without a workload" \
   "1: coolhand-sim: --performance-bias '0.01': expected WORKLOAD=D (e.g. gaming-hot=-0.0012)" \
   "$(run_err tune "${base[@]}" --performance-bias 0.01 -o "$work/x")"
+expect_eq "--local-step outside (0, 1]" \
+  "1: coolhand-sim: --local-step 0: expected a fraction of the range in (0, 1]" \
+  "$(run_err tune "${base[@]}" --local-step 0 -o "$work/x")"
+expect_eq "the header names the local stage's first step" "1" \
+  "$(grep -c "(NLopt COBYLA, first step 0.25 of each range, ended by: " "$work/one/policy.yaml")"
 expect_eq "--from-shards with another performance bias" \
   "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
   "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0016 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"

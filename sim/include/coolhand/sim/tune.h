@@ -238,6 +238,11 @@ struct TuneSettings {
   std::optional<std::size_t> global_candidates;
   // COBYLA's evaluations; unset: 30 per parameter, at least 40; 0: none.
   std::optional<std::size_t> local_evaluations;
+  // COBYLA's first step, as a fraction of each parameter's range: a
+  // quarter explores from a global stage's best; a re-tune from a tuned
+  // policy (the port chain's device check) takes a smaller one so that it
+  // searches that policy's neighbourhood, not the range's far side.
+  double local_step = 0.25;
   unsigned threads = 0;  // 0: every core
   // Wall time from `started`: the global stage starts no batch after half
   // of it, the local stage stops at all of it. A run stopped by it says so;
