@@ -17,8 +17,9 @@
 #     policy's header);
 #   - the device check's rounds, recomputed from their runs: the peaks it
 #     took from metrics.json, each cover's bias and corrected tolerance
-#     as the summary prints them, and the chain's policy the last
-#     re-tune's with those tolerances; --no-device-check leaves it out;
+#     as the summary prints them, each workload's performance bias and the
+#     lowest kept, and the chain's policy the last re-tune's with those
+#     tolerances and biases; --no-device-check leaves it out;
 #   - the tuned policy holds its limit on the TRUE model: max skin <= limit
 #     + 0.5 °C on every workload of the suite.
 # And the exact messages of `fit --recording` for what cannot be mapped, and
@@ -90,7 +91,7 @@ grep -qF "$header" "$OUT/tune/policy-before-check.yaml" ||
 limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
 rounds=$(find "$OUT/check" -mindepth 1 -maxdepth 1 -type d -name 'r*' | wc -l)
 ((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
-declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=()
+declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=() cpbias=() retuned=()
 for ((r = 1; r <= rounds; ++r)); do
   D=$OUT/check/r$r
   # One workload's peaks against its runs' metrics.json.
@@ -117,6 +118,32 @@ for ((r = 1; r <= rounds; ++r)); do
     fi
     b=""
   done
+  # Each workload's performance bias: the lowest performance over seeds
+  # 1..4 on each model (the runs' metrics.json), device - fitted; the
+  # summary's line names each, and the kept one is the lowest so far.
+  want=""
+  for wl in gaming gaming-charging gaming-hot; do
+    lowest() {
+      for s in 1 2 3 4; do
+        awk '/^  "performance":/ { gsub(/[",]/, ""); print $2; exit }' "$D/$1-$wl-$s/metrics.json"
+      done | sort -g | head -1
+    }
+    d=$(lowest device) f=$(lowest fitted)
+    [[ -n $d && -n $f ]] || { fail "check r$r: no performance in $wl's metrics.json"; continue; }
+    pb=$(awk -v d="$d" -v f="$f" 'BEGIN { printf "%+.6f", d - f }')
+    want+="${want:+, }$wl $pb"
+    got=$(awk -v w="$wl" '$1 == w { print $4 }' "$D/performance.txt")
+    awk -v a="$got" -v d="$d" -v f="$f" 'BEGIN { exit !(a != "" && (a - (d - f)) ^ 2 < 1e-18) }' ||
+      fail "check r$r: $wl performance bias '$got' in performance.txt, its runs' $d - $f"
+    if [[ -z ${cpbias[$wl]:-} ]] || awk -v b="$got" -v o="${cpbias[$wl]}" 'BEGIN { exit !(b < o) }'; then cpbias[$wl]=$got; fi
+    ((r != rounds - 1)) || retuned[$wl]=${cpbias[$wl]}  # what the last re-tune was given
+  done
+  grep -qxF "  device check $r: performance bias (device - fitted, each's worst seed): $want" "$OUT/summary.txt" ||
+    fail "summary: expected check $r's performance biases '$want', got '$(grep -F "device check $r: performance bias" "$OUT/summary.txt")'"
+  kept=""
+  for wl in gaming gaming-charging gaming-hot; do kept+=" $wl $(awk -v b="${cpbias[$wl]}" 'BEGIN { printf "%+.6f", b }')"; done
+  grep -qxF "  device check $r: kept performance bias (lowest so far) less 0:$kept" "$OUT/summary.txt" ||
+    fail "summary: expected check $r's kept performance biases '$kept', got '$(grep -F "device check $r: kept performance" "$OUT/summary.txt")'"
 done
 grep -qE "^  device check: (biases settled after [0-9]+ re-tune|no cover within|biases still moving)" "$OUT/summary.txt" ||
   fail "summary: the device check says neither that it settled nor that it did not"
@@ -127,6 +154,17 @@ if ((rounds > 1)); then
   header=$(header_of "${ctol[front_skin]}" "${ctol[back_skin]}")
   grep -qF "$header" "$OUT/tune/policy.yaml" ||
     fail "the chain's policy's header does not name the corrected tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy.yaml")"
+  # ... and the performance biases the last re-tune was given (the kept
+  # ones before it, each workload's where not 0).
+  want=""
+  for wl in gaming gaming-hot gaming-charging; do  # the suite's order
+    p=$(awk -v b="${retuned[$wl]:-0}" 'BEGIN { printf "%+.6f", b }')
+    [[ $p == +0.000000 || $p == -0.000000 ]] || want+="${want:+, }$wl $p"
+  done
+  if [[ -n $want ]]; then
+    grep -qxF "# tune: Performance bias (device - model, --performance-bias): $want." "$OUT/tune/policy.yaml" ||
+      fail "the chain's policy's header does not name the performance biases '$want': $(grep -F 'Performance bias' "$OUT/tune/policy.yaml")"
+  fi
 fi
 # The tuned policy's rows of compare on the true model: column 3 is max skin.
 rows=$(awk '$2 == "policy" && NF > 4' "$OUT/compare/compare.out" | wc -l)
