@@ -31,9 +31,9 @@
 #      cover's peak is within 0.5 °C of its allowance, sets its tolerance
 #      to 0.5 - bias - 0.03 (at least 0); each workload's performance
 #      bias, device - fitted of its worst seed's performance, the lowest
-#      measured in any round, is given to the re-tunes (tune
-#      --performance-bias), which judge that workload's baseline target on
-#      fitted performance + bias; tune runs again from the tuned policy
+#      measured in any round (a positive one less 0.0001, at least 0), is
+#      given to the re-tunes (tune --performance-bias), which judge that
+#      workload's baseline target on fitted performance + bias; tune runs again from the tuned policy
 #      (a local stage, its first step 1/32 of each range);
 #      at most 2 re-tunes, until no cover's bias rises by > 0.02 °C and no
 #      workload's performance bias falls by > 0.0002;
@@ -349,9 +349,15 @@ run_tune "$OUT/tune/start.yaml" "$OUT/tune" "$first_budget" "${GLOBAL_ARGS[@]}" 
 # the fitted model while the device met it. So per workload the check takes
 # the worst (lowest) performance over the seeds on each model, its bias
 # (device - fitted), keeps per workload the lowest measured in any round,
-# and gives it less PMARGIN to the re-tunes (tune --performance-bias), which
-# judge the workload's baseline target and bound share on fitted
-# performance + bias. Per workload, unlike the covers: the targets exist
+# and gives it to the re-tunes (tune --performance-bias), which judge the
+# workload's baseline target and bound share on fitted performance + bias;
+# a positive bias (the device did better on the check's seeds) less
+# PMARGIN, never below 0: it lets the fitted model run below a target on
+# the strength of seeds 1..K, and on a seed the check did not run the
+# device can fall below their worst (tablet-10's navigation: 1.0000 on
+# seeds 1-4, 0.999924 on compare's seed 5, below step_wise's 1.0000, with
+# no margin; docs/results.md, "The device check"). A negative bias is
+# used in full: it already moves the target the cautious way. Per workload, unlike the covers: the targets exist
 # only per suite workload and are measured on the device on those same
 # workloads. A kept bias that fell by more than PSETTLE (SETTLE's 0.02 °C at
 # tune's exchange rate of 0.01 performance per °C; the first round: below
@@ -363,7 +369,9 @@ run_tune "$OUT/tune/start.yaml" "$OUT/tune" "$first_budget" "${GLOBAL_ARGS[@]}" 
 # umpc-8-intel's re-tune never came closer to its start than the first
 # step (264 of its 266 evaluations missed a target, the start the best);
 # with 1/32 it moved (docs/results.md, "The device check").
-CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2 PMARGIN=0 PSETTLE=0.0002 RETUNE_STEP=0.03125
+CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2 PMARGIN=0.0001 PSETTLE=0.0002 RETUNE_STEP=0.03125
+# pused B: the performance bias a re-tune is given for a kept bias B.
+pused() { awk -v b="$1" -v m="$PMARGIN" 'BEGIN { u = b; if (b > 0) { u = b - m; if (u < 0) u = 0 }; printf "%.10f", u }'; }
 declare -A bias=() pbias=()
 summary_check=()
 # check ROUND POLICY: the check's peaks into $OUT/check/rROUND/peaks.txt
@@ -448,9 +456,9 @@ check() {
   line="device check $r: performance bias (device - fitted, each's worst seed): $pline"
   say "  $line"
   summary_check+=("$line")
-  line="device check $r: kept performance bias (lowest so far) less $PMARGIN:"
+  line="device check $r: kept performance bias (lowest so far; a positive one less $PMARGIN, at least 0):"
   for pw in $(printf '%s\n' "${!pbias[@]}" | sort); do
-    line+=" $pw $(awk -v b="${pbias[$pw]}" -v m="$PMARGIN" 'BEGIN { printf "%+.6f", b - m }')"
+    line+=" $pw $(awk -v b="$(pused "${pbias[$pw]}")" 'BEGIN { printf "%+.6f", b }')"
   done
   say "  $line"
   summary_check+=("$line")
@@ -475,7 +483,7 @@ if ((DEVCHECK)); then
     tol_args=()
     for n in $SKIN_NODES; do tol_args+=(--tolerance "$n=${tol[$n]}"); done
     for pw in "${!pbias[@]}"; do
-      tol_args+=(--performance-bias "$pw=$(awk -v b="${pbias[$pw]}" -v m="$PMARGIN" 'BEGIN { printf "%.10f", b - m }')")
+      tol_args+=(--performance-bias "$pw=$(pused "${pbias[$pw]}")")
     done
     mkdir -p "$OUT/check/r$r/tune"
     say "  re-tuning from the round's policy (budget $retune_budget s, tolerance ${tol_args[*]})"
