@@ -36,7 +36,8 @@
 #      workload's baseline target on fitted performance + bias; tune runs again from the tuned policy
 #      (a local stage, its first step 1/32 of each range);
 #      at most 2 re-tunes, until no cover's bias rises by > 0.02 °C and no
-#      workload's performance bias falls by > 0.0002;
+#      workload's performance bias falls by > 0.0002; the chain's policy
+#      is the last checked one whose device peaks hold the limit + 0.5;
 #   6. compare: the tuned policy on the TRUE model against the policy as
 #      ported and every kernel governor, with the performance bound.
 # Usage: scripts/port-device.sh [options] MODEL SKELETON POLICY OUTDIR
@@ -73,6 +74,7 @@
 #   -h, --help
 # Writes OUTDIR/{lab,rec,fit,est,tune,check,compare}/ and OUTDIR/summary.txt;
 # OUTDIR/tune/policy.yaml is the chain's policy (with the device check, the
+# last checked one whose device peaks hold the limit + 0.5 °C, else the
 # last re-tune's; the first tune's is OUTDIR/tune/policy-before-check.yaml;
 # each round's runs, peaks.txt, performance.txt and re-tune under
 # OUTDIR/check/rN/).
@@ -369,7 +371,17 @@ run_tune "$OUT/tune/start.yaml" "$OUT/tune" "$first_budget" "${GLOBAL_ARGS[@]}" 
 # umpc-8-intel's re-tune never came closer to its start than the first
 # step (264 of its 266 evaluations missed a target, the start the best);
 # with 1/32 it moved (docs/results.md, "The device check").
-CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2 PMARGIN=0.0001 PSETTLE=0.0002 RETUNE_STEP=0.03125
+#
+# The chain's policy is the last checked one whose device peaks, every
+# cover's worst over the seeds on every workload of the check, hold the
+# limit + ALLOWED (compare's 0.5 °C): a re-tune that the check after it
+# measured over that on the device is not shipped when an earlier checked
+# policy held it (tablet-10: after 2 re-tunes, with the biases still
+# moving, the last one's back cover reached 41.52 °C on gaming-hot on the
+# device; docs/results.md, "The device check"). Where none holds it, the
+# last re-tune's, as the summary says.
+CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2 PMARGIN=0.0001 PSETTLE=0.0002 RETUNE_STEP=0.03125 ALLOWED=0.5
+declare -A round_holds=()
 # pused B: the performance bias a re-tune is given for a kept bias B.
 pused() { awk -v b="$1" -v m="$PMARGIN" 'BEGIN { u = b; if (b > 0) { u = b - m; if (u < 0) u = 0 }; printf "%.10f", u }'; }
 declare -A bias=() pbias=()
@@ -428,6 +440,9 @@ check() {
   local limit
   limit=$(awk '$1 == "limit" && $3 == "device" { print $4; exit }' "$dir/runs.txt")
   [[ -n $limit ]] || die "device check: no skin_limit_c in run's metrics.json"
+  round_holds[$r]=0
+  awk -v a="$(awk -v l="$limit" -v x="$ALLOWED" 'BEGIN { print l + x }')" '$4 > a { over = 1 } END { exit over }' \
+    "$dir/peaks.txt" && round_holds[$r]=1
   for n in $SKIN_NODES; do
     # The largest bias over the workloads close to n's allowance, and where.
     line=$(awk -v n="$n" -v a="$(awk -v l="$limit" -v t="${tol[$n]}" 'BEGIN { print l + t }')" -v c="$CLOSE" '
@@ -497,8 +512,22 @@ if ((DEVCHECK)); then
     else summary_check+=("device check: no cover within $CLOSE °C of its allowance and no performance bias below -$PSETTLE: no re-tune"); fi
   fi
   say "  ${summary_check[-1]}"
+  # The last checked round whose device peaks hold the limit + ALLOWED
+  # (round k checked the first tune's policy for k = 1, re-tune k-1's
+  # after); none: the last.
+  keep=$r
+  for ((k = r; k >= 1; --k)); do
+    if ((round_holds[$k])); then keep=$k; break; fi
+  done
+  pol=$OUT/tune/policy-before-check.yaml
+  ((keep == 1)) || pol=$OUT/check/r$((keep - 1))/tune/policy.yaml
   cp "$pol" "$OUT/tune/policy.yaml"
-  summary_check+=("the chain's policy: $( ((retunes)) && echo "round $retunes's re-tune" || echo "the first tune's") (OUT/tune/policy.yaml; the first tune's: policy-before-check.yaml)")
+  if ((round_holds[$keep])); then
+    why="the last checked one whose device peaks hold the limit + $ALLOWED °C (check $keep)"
+  else
+    why="no checked one's device peaks hold the limit + $ALLOWED °C: the last"
+  fi
+  summary_check+=("the chain's policy: $( ((keep > 1)) && echo "round $((keep - 1))'s re-tune" || echo "the first tune's"), $why (OUT/tune/policy.yaml; the first tune's: policy-before-check.yaml)")
   say "  ${summary_check[-1]}"
 fi
 
