@@ -492,7 +492,7 @@ if ((DEVCHECK)); then
   while check $r "$pol"; do
     if ((retunes == ROUNDS)); then
       settled=0
-      summary_check+=("device check: biases still moving after $ROUNDS re-tune(s); the last re-tune's policy kept")
+      summary_check+=("device check: biases still moving after $ROUNDS re-tune(s)")
       break
     fi
     tol_args=()
