@@ -430,8 +430,8 @@ check() {
        END { for (k in d) printf "%s %.10f %.10f %+.10f\n", k, f[k], d[k], d[k] - f[k] }' \
     "$dir/performance-runs.txt" | sort >"$dir/performance.txt"
   [[ -s $dir/performance.txt ]] || die "device check: no performance in run's metrics.json"
-  local pline="" pw pf pd pb pold
-  while read -r pw pf pd pb; do
+  local pline="" pw pb pold
+  while read -r pw _ _ pb; do  # workload, fitted, device, bias
     pold=${pbias[$pw]:-0}
     if [[ -z ${pbias[$pw]:-} ]] || awk -v b="$pb" -v o="$pold" 'BEGIN { exit !(b < o) }'; then pbias[$pw]=$pb; fi
     awk -v b="${pbias[$pw]}" -v o="$pold" -v s="$PSETTLE" 'BEGIN { exit !(o - b > s) }' && retune=0
