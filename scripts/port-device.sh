@@ -29,8 +29,15 @@
 #      lab thermocouples) and on the fitted one over the tune's suite; each
 #      cover's bias, the largest (device peak - fitted peak) where that
 #      cover's peak is within 0.5 °C of its allowance, sets its tolerance
-#      to 0.5 - bias - 0.03 (at least 0), and tune runs again from the
-#      tuned policy; at most 2 re-tunes, until no bias moves by > 0.02 °C;
+#      to 0.5 - bias - 0.03 (at least 0); each workload's performance
+#      bias, device - fitted of its worst seed's performance, the lowest
+#      measured in any round (a positive one less 0.0001, at least 0), is
+#      given to the re-tunes (tune --performance-bias), which judge that
+#      workload's baseline target on fitted performance + bias; tune runs again from the tuned policy
+#      (a local stage, its first step 1/32 of each range);
+#      at most 2 re-tunes, until no cover's bias rises by > 0.02 °C and no
+#      workload's performance bias falls by > 0.0002; the chain's policy
+#      is the last checked one whose device peaks hold the limit + 0.5;
 #   6. compare: the tuned policy on the TRUE model against the policy as
 #      ported and every kernel governor, with the performance bound.
 # Usage: scripts/port-device.sh [options] MODEL SKELETON POLICY OUTDIR
@@ -67,8 +74,10 @@
 #   -h, --help
 # Writes OUTDIR/{lab,rec,fit,est,tune,check,compare}/ and OUTDIR/summary.txt;
 # OUTDIR/tune/policy.yaml is the chain's policy (with the device check, the
+# last checked one whose device peaks hold the limit + 0.5 °C, else the
 # last re-tune's; the first tune's is OUTDIR/tune/policy-before-check.yaml;
-# each round's runs, peaks.txt and re-tune under OUTDIR/check/rN/).
+# each round's runs, peaks.txt, performance.txt and re-tune under
+# OUTDIR/check/rN/).
 # Progress on stderr; any step that fails stops the script with its message.
 set -euo pipefail
 
@@ -334,18 +343,63 @@ run_tune "$OUT/tune/start.yaml" "$OUT/tune" "$first_budget" "${GLOBAL_ARGS[@]}" 
 # device check"). Then tune again from the tuned policy (a local stage:
 # --global 1), and check again; at most ROUNDS re-tunes, ending when no
 # cover's kept bias rose by more than SETTLE.
-CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2
-declare -A bias=()
+#
+# The performance targets get the same correction. The baselines' targets
+# are device measurements (tune --baselines-model) but a candidate's
+# performance is the fitted model's prediction, and a bias of 7e-6 (one 4 s
+# CPU step of umpc-8-intel's on-off) made every candidate miss its target on
+# the fitted model while the device met it. So per workload the check takes
+# the worst (lowest) performance over the seeds on each model, its bias
+# (device - fitted), keeps per workload the lowest measured in any round,
+# and gives it to the re-tunes (tune --performance-bias), which judge the
+# workload's baseline target and bound share on fitted performance + bias;
+# a positive bias (the device did better on the check's seeds) less
+# PMARGIN, never below 0: it lets the fitted model run below a target on
+# the strength of seeds 1..K, and on a seed the check did not run the
+# device can fall below their worst (tablet-10's navigation: 1.0000 on
+# seeds 1-4, 0.999924 on compare's seed 5, below step_wise's 1.0000, with
+# no margin; docs/results.md, "The device check"). A negative bias is
+# used in full: it already moves the target the cautious way. Per workload, unlike the covers: the targets exist
+# only per suite workload and are measured on the device on those same
+# workloads. A kept bias that fell by more than PSETTLE (SETTLE's 0.02 °C at
+# tune's exchange rate of 0.01 performance per °C; the first round: below
+# -PSETTLE, against the 0 the first tune assumed) asks for a re-tune too.
+#
+# A re-tune searches the tuned policy's neighbourhood: COBYLA's first step
+# RETUNE_STEP of each parameter's range (tune --local-step), not the
+# quarter a first tune takes from its global stage's best. With a quarter,
+# umpc-8-intel's re-tune never came closer to its start than the first
+# step (264 of its 266 evaluations missed a target, the start the best);
+# with 1/32 it moved (docs/results.md, "The device check").
+#
+# The chain's policy is the last checked one whose device peaks, every
+# cover's worst over the seeds on every workload of the check, hold the
+# limit + ALLOWED (compare's 0.5 °C): a re-tune that the check after it
+# measured over that on the device is not shipped when an earlier checked
+# policy held it (tablet-10: after 2 re-tunes, with the biases still
+# moving, the last one's back cover reached 41.52 °C on gaming-hot on the
+# device; docs/results.md, "The device check"). Where none holds it, the
+# last re-tune's, as the summary says.
+CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2 PMARGIN=0.0001 PSETTLE=0.0002 RETUNE_STEP=0.03125 ALLOWED=0.5
+declare -A round_holds=()
+# pused B: the performance bias a re-tune is given for a kept bias B.
+pused() { awk -v b="$1" -v m="$PMARGIN" 'BEGIN { u = b; if (b > 0) { u = b - m; if (u < 0) u = 0 }; printf "%.10f", u }'; }
+declare -A bias=() pbias=()
 summary_check=()
 # check ROUND POLICY: the check's peaks into $OUT/check/rROUND/peaks.txt
 # ("workload node fitted device", worst over the seeds), each cover's bias
-# into bias[] (largest so far) and its tolerance into tol[]; prints one
-# line per cover; succeeds when a cover's bias moved (new, or up by more
-# than SETTLE): the policy needs a re-tune.
+# into bias[] (largest so far) and its tolerance into tol[]; the
+# performances into performance.txt ("workload fitted device bias", worst
+# over the seeds) and each workload's bias into pbias[] (lowest so far);
+# prints one line per cover and one for the performance biases; succeeds
+# when a cover's bias moved (new, or up by more than SETTLE) or a
+# workload's performance bias fell by more than PSETTLE: the policy needs
+# a re-tune.
 check() {
   local r=$1 pol=$2 dir=$OUT/check/r$1 wl name s which m retune=1 line b w k
   mkdir -p "$dir"
   : >"$dir/runs.txt"
+  : >"$dir/performance-runs.txt"
   for wl in "${tune_args[@]}"; do
     [[ $wl == -w ]] && continue
     name=$(basename "$wl" .csv)
@@ -360,6 +414,8 @@ check() {
           /"max_skin_by_node_c"/ { b = 1; next }
           b && /}/ { exit }
           b { gsub(/[",:]/, ""); print w, $1, k, $2 }' "$dir/$which-$name-$s/metrics.json" >>"$dir/runs.txt"
+        awk -v w="$name" -v k="$which" '/^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2; exit }' \
+          "$dir/$which-$name-$s/metrics.json" >>"$dir/performance-runs.txt"
       done
     done
   done
@@ -367,9 +423,26 @@ check() {
   awk '$1 != "limit" { k = $1 " " $2; if ($3 == "device") { if (!(k in d) || $4 > d[k]) d[k] = $4 }
                        else if (!(k in f) || $4 > f[k]) f[k] = $4 }
        END { for (k in d) printf "%s %.4f %.4f\n", k, f[k], d[k] }' "$dir/runs.txt" | sort >"$dir/peaks.txt"
+  # The worst (lowest) performance of each workload on each model, and its
+  # bias (device - fitted).
+  awk '{ k = $1; if ($2 == "device") { if (!(k in d) || $3 < d[k]) d[k] = $3 }
+                 else if (!(k in f) || $3 < f[k]) f[k] = $3 }
+       END { for (k in d) printf "%s %.10f %.10f %+.10f\n", k, f[k], d[k], d[k] - f[k] }' \
+    "$dir/performance-runs.txt" | sort >"$dir/performance.txt"
+  [[ -s $dir/performance.txt ]] || die "device check: no performance in run's metrics.json"
+  local pline="" pw pb pold
+  while read -r pw _ _ pb; do  # workload, fitted, device, bias
+    pold=${pbias[$pw]:-0}
+    if [[ -z ${pbias[$pw]:-} ]] || awk -v b="$pb" -v o="$pold" 'BEGIN { exit !(b < o) }'; then pbias[$pw]=$pb; fi
+    awk -v b="${pbias[$pw]}" -v o="$pold" -v s="$PSETTLE" 'BEGIN { exit !(o - b > s) }' && retune=0
+    pline+="${pline:+, }$pw $(printf "%+.6f" "$pb")"
+  done <"$dir/performance.txt"
   local limit
   limit=$(awk '$1 == "limit" && $3 == "device" { print $4; exit }' "$dir/runs.txt")
   [[ -n $limit ]] || die "device check: no skin_limit_c in run's metrics.json"
+  round_holds[$r]=0
+  awk -v a="$(awk -v l="$limit" -v x="$ALLOWED" 'BEGIN { print l + x }')" '$4 > a { over = 1 } END { exit over }' \
+    "$dir/peaks.txt" && round_holds[$r]=1
   for n in $SKIN_NODES; do
     # The largest bias over the workloads close to n's allowance, and where.
     line=$(awk -v n="$n" -v a="$(awk -v l="$limit" -v t="${tol[$n]}" 'BEGIN { print l + t }')" -v c="$CLOSE" '
@@ -395,8 +468,18 @@ check() {
     say "  $line"
     summary_check+=("$line")
   done
+  line="device check $r: performance bias (device - fitted, each's worst seed): $pline"
+  say "  $line"
+  summary_check+=("$line")
+  line="device check $r: kept performance bias (lowest so far; a positive one less $PMARGIN, at least 0):"
+  for pw in $(printf '%s\n' "${!pbias[@]}" | sort); do
+    line+=" $pw $(awk -v b="$(pused "${pbias[$pw]}")" 'BEGIN { printf "%+.6f", b }')"
+  done
+  say "  $line"
+  summary_check+=("$line")
   # 0 (success: re-tune) when a cover's kept bias is new or rose by more
-  # than SETTLE, else 1.
+  # than SETTLE, or a workload's kept performance bias fell by more than
+  # PSETTLE, else 1.
   return $retune
 }
 retunes=0
@@ -409,25 +492,42 @@ if ((DEVCHECK)); then
   while check $r "$pol"; do
     if ((retunes == ROUNDS)); then
       settled=0
-      summary_check+=("device check: biases still moving after $ROUNDS re-tune(s); the last re-tune's policy kept")
+      summary_check+=("device check: biases still moving after $ROUNDS re-tune(s)")
       break
     fi
     tol_args=()
     for n in $SKIN_NODES; do tol_args+=(--tolerance "$n=${tol[$n]}"); done
+    for pw in "${!pbias[@]}"; do
+      tol_args+=(--performance-bias "$pw=$(pused "${pbias[$pw]}")")
+    done
     mkdir -p "$OUT/check/r$r/tune"
     say "  re-tuning from the round's policy (budget $retune_budget s, tolerance ${tol_args[*]})"
-    run_tune "$pol" "$OUT/check/r$r/tune" "$retune_budget" --global 1 "${LOCAL_ARGS[@]}"
+    run_tune "$pol" "$OUT/check/r$r/tune" "$retune_budget" --global 1 --local-step "$RETUNE_STEP" "${LOCAL_ARGS[@]}"
     pol=$OUT/check/r$r/tune/policy.yaml
     retunes=$((retunes + 1))
     r=$((r + 1))
   done
   if ((settled)); then
     if ((retunes)); then summary_check+=("device check: biases settled after $retunes re-tune(s)")
-    else summary_check+=("device check: no cover within $CLOSE °C of its allowance: no re-tune"); fi
+    else summary_check+=("device check: no cover within $CLOSE °C of its allowance and no performance bias below -$PSETTLE: no re-tune"); fi
   fi
   say "  ${summary_check[-1]}"
+  # The last checked round whose device peaks hold the limit + ALLOWED
+  # (round k checked the first tune's policy for k = 1, re-tune k-1's
+  # after); none: the last.
+  keep=$r
+  for ((k = r; k >= 1; --k)); do
+    if ((round_holds[$k])); then keep=$k; break; fi
+  done
+  pol=$OUT/tune/policy-before-check.yaml
+  ((keep == 1)) || pol=$OUT/check/r$((keep - 1))/tune/policy.yaml
   cp "$pol" "$OUT/tune/policy.yaml"
-  summary_check+=("the chain's policy: $( ((retunes)) && echo "round $retunes's re-tune" || echo "the first tune's") (OUT/tune/policy.yaml; the first tune's: policy-before-check.yaml)")
+  if ((round_holds[$keep])); then
+    why="the last checked one whose device peaks hold the limit + $ALLOWED °C (check $keep)"
+  else
+    why="no checked one's device peaks hold the limit + $ALLOWED °C: the last"
+  fi
+  summary_check+=("the chain's policy: $( ((keep > 1)) && echo "round $((keep - 1))'s re-tune" || echo "the first tune's"), $why (OUT/tune/policy.yaml; the first tune's: policy-before-check.yaml)")
   say "  ${summary_check[-1]}"
 fi
 

@@ -50,9 +50,12 @@ struct TuneArgs {
   std::optional<double> limit_c, time_budget_s;
   // --tolerance T / NODE=T (parse_tolerances); none: compare's 0.5 on every node.
   std::vector<std::string> tolerances;
+  // --performance-bias WORKLOAD=D (parse_performance_biases); none: 0.
+  std::vector<std::string> performance_biases;
   std::uint64_t seed = 1;
   std::size_t noise_seeds = 1;
   std::optional<std::size_t> global, local;
+  double local_step = 0.25;  // --local-step: COBYLA's first step / the range
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
 };
@@ -81,9 +84,13 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
 // count and the output directory do not change results and are left out.
 json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& model_path,
               const std::vector<std::string>& workload_paths, const std::string& policy_text,
-              const TuneSettings& s, const std::vector<std::string>& skin_nodes) {
+              const TuneSettings& s, const std::vector<std::string>& skin_nodes,
+              const std::vector<std::string>& workload_names) {
   json tolerance = json::object();  // each skin node's, resolved
   for (std::size_t n = 0; n < skin_nodes.size(); ++n) tolerance[skin_nodes[n]] = s.tolerance_c[n];
+  json performance_bias = json::object();  // each workload's, where not 0
+  for (std::size_t w = 0; w < workload_names.size(); ++w)
+    if (s.performance_bias[w] != 0) performance_bias[workload_names[w]] = s.performance_bias[w];
   json w = json::array();
   for (const auto& p : workload_paths)
     w.push_back({{"path", p}, {"fnv1a64", digest(read_file(p))}});
@@ -100,9 +107,11 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
               {"noise_seeds", s.noise_seeds},
               {"limit_c", s.limit_c},
               {"tolerance_c", tolerance},
+              {"performance_bias", performance_bias},
               {"baselines", a.baselines},
               {"global", global_count(problem, s)},
               {"local", local_count(problem, s)},
+              {"local_step", s.local_step},
               {"bound", !a.no_bound}};
 }
 
@@ -191,9 +200,16 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   auto tolerances = parse_tolerances(a.tolerances, model.skin_nodes, kOvershootAllowedC);
   if (auto* e = std::get_if<std::string>(&tolerances)) throw Failure(*e);
   s.tolerance_c = std::get<std::vector<double>>(tolerances);
+  auto biases = parse_performance_biases(a.performance_biases, names);
+  if (auto* e = std::get_if<std::string>(&biases)) throw Failure(*e);
+  s.performance_bias = std::get<std::vector<double>>(biases);
   if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
   s.global_candidates = a.global;
   s.local_evaluations = a.local;
+  if (!(a.local_step > 0 && a.local_step <= 1))
+    throw Failure(
+        fmt::format("--local-step {:g}: expected a fraction of the range in (0, 1]", a.local_step));
+  s.local_step = a.local_step;
   s.threads = a.threads;
   s.time_budget_s = a.time_budget_s;
   s.started = started;
@@ -231,7 +247,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
                            report.bounds, s.limit_c, s.seed, a.threads);
   const TuneJob job{&model, &workloads, &problem};
   const std::string run_id =
-      identity(a, problem, model_path, a.workloads, policy_text, s, model.skin_nodes).dump();
+      identity(a, problem, model_path, a.workloads, policy_text, s, model.skin_nodes, names).dump();
   const unsigned threads =
       a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
   std::error_code ec;
@@ -328,8 +344,8 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
       throw Failure(files.front() + ": not a tune shard file (this build merges tune shards)");
     if (doc.value("version", 0) != kTuneShardVersion)
       throw Failure(fmt::format(
-          "{}: tune shard format version {} (this coolhand-sim reads {}: each skin node's peak "
-          "is new); run its shards again with this build",
+          "{}: tune shard format version {} (this coolhand-sim reads {}: the objective's "
+          "bound share is new); run its shards again with this build",
           files.front(), doc.value("version", json()).dump(), kTuneShardVersion));
     run = doc.at("run");
     TuneArgs a;
@@ -345,9 +361,12 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.limit_c = run.at("limit_c").get<double>();
     for (const auto& t : run.at("tolerance_c").items())
       a.tolerances.push_back(t.key() + "=" + json(t.value().get<double>()).dump());
+    for (const auto& d : run.at("performance_bias").items())
+      a.performance_biases.push_back(d.key() + "=" + json(d.value().get<double>()).dump());
     a.baselines = run.at("baselines").get<std::vector<std::string>>();
     a.global = run.at("global").get<std::size_t>();
     a.local = run.at("local").get<std::size_t>();
+    a.local_step = run.at("local_step").get<double>();
     a.no_bound = !run.at("bound").get<bool>();
     a.from_shards = files;
     a.out = out;
@@ -365,9 +384,9 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
       "search a policy's tunable parameters (a `tune:` block or --param) for the most suite "
       "performance subject to compare's targets on every workload (each skin node's max skin "
       "<= limit + its tolerance, or the bound's floor + it where no schedule holds the limit; °C·s "
-      "and "
-      "performance against the kernel baselines); writes the tuned policy, a convergence plot "
-      "and every evaluation");
+      "and performance against the kernel baselines), less a penalty for each workload below "
+      "0.97 of its performance bound (none with --no-bound); writes the tuned policy, a "
+      "convergence plot and every evaluation");
   cmd->add_option("--model,-m", a->model, "model YAML (default: bundled reference UMPC)");
   cmd->add_option("--workload,-w", a->workloads, "workload CSV (repeatable; default: all bundled)");
   cmd->add_option("--policy,-p", a->policy, "coolhand policy YAML to tune")->required();
@@ -382,6 +401,11 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
                   "over T), each judged against its own peak (default: 0.5 on every node, as "
                   "compare allows; scripts/port-device.sh gives each cover 0.5 - 2 x the fit's "
                   "held-out rms on it)");
+  cmd->add_option("--performance-bias", a->performance_biases,
+                  "WORKLOAD=D (repeatable): add D to the candidates' performance on WORKLOAD (its "
+                  "file's stem) where it is judged against the baselines' target and the bound "
+                  "share: a measured device - model bias (scripts/port-device.sh's device check; "
+                  "default 0)");
   cmd->add_option("--baseline,-g", a->baselines,
                   "kernel governor whose °C·s and performance (where it holds the limit) the "
                   "tuned policy must meet, as compare's targets (repeatable; `-g none`: none)")
@@ -401,6 +425,11 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
   cmd->add_option("--local", a->local,
                   "local-stage (COBYLA) evaluations (default: 30 per parameter, at least 40; 0: "
                   "none)");
+  cmd->add_option("--local-step", a->local_step,
+                  "COBYLA's first step as a fraction of each parameter's range (default 0.25; "
+                  "smaller for a re-tune from a tuned policy, which searches its neighbourhood: "
+                  "scripts/port-device.sh's device check)")
+      ->capture_default_str();
   cmd->add_option("--threads,-j", a->threads,
                   "threads (default: every core; results do not depend on it)");
   cmd->add_option("--time-budget", a->time_budget_s,

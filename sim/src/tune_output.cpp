@@ -67,36 +67,52 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
   for (const auto& w : report.workload_names) suite += (suite.empty() ? "" : ", ") + w;
   lines.push_back(fmt::format("Suite ({} workloads): {}.", report.workload_names.size(), suite));
   const std::string tolerances = tolerances_text(settings, report);
+  const bool share =
+      std::any_of(settings.targets.begin(), settings.targets.end(),
+                  [](const TuneTarget& t) { return t.performance_bound.has_value(); });
+  const std::string objective =
+      share ? fmt::format(
+                  "mean performance over the suite - {:g} x the sum over workloads of "
+                  "max(0, {:g} x the bound - performance - its performance bias)",
+                  kBoundShortfallWeight, kBoundShare)
+            : std::string("mean performance over the suite");
   if (settings.targets.empty())
     lines.push_back(fmt::format(
-        "Objective: mean performance over the suite; constraint: each skin node's max skin <= "
-        "limit {:.2f} + tolerance {} on every workload.",
-        settings.limit_c, tolerances));
+        "Objective: {}; constraint: each skin node's max skin <= limit {:.2f} + tolerance {} on "
+        "every workload.",
+        objective, settings.limit_c, tolerances));
   else
     lines.push_back(fmt::format(
-        "Objective: mean performance over the suite; constraints per workload (compare's "
-        "targets): each skin node's max skin <= max(limit {:.2f}, the bound's lowest peak skin "
-        "where no schedule holds the limit) + tolerance {}; °C·s over the limit <= the fewest "
-        "of the kernel baselines ({}); performance >= the best of them whose max skin <= the "
-        "limit.",
-        settings.limit_c, tolerances,
+        "Objective: {}; constraints per workload (compare's targets): each skin node's max skin "
+        "<= max(limit {:.2f}, the bound's lowest peak skin where no schedule holds the limit) + "
+        "tolerance {}; °C·s over the limit <= the fewest of the kernel baselines ({}); "
+        "performance + its performance bias >= the best of them whose max skin <= the limit.",
+        objective, settings.limit_c, tolerances,
         report.baselines.empty() ? std::string("none run") : report.baselines));
+  std::string biases;
+  for (std::size_t w = 0; w < settings.performance_bias.size(); ++w)
+    if (settings.performance_bias[w] != 0 && w < report.workload_names.size())
+      biases += fmt::format("{}{} {:+.6f}", biases.empty() ? "" : ", ", report.workload_names[w],
+                            settings.performance_bias[w]);
+  if (!biases.empty())
+    lines.push_back(
+        fmt::format("Performance bias (device - model, --performance-bias): {}.", biases));
   lines.push_back(fmt::format(
       "Search: seed {}{}; {} global candidates (Halton; best: candidate {}), {} local evaluations "
-      "(NLopt COBYLA, ended by: {}){}.",
+      "(NLopt COBYLA, first step {:g} of each range, ended by: {}){}.",
       settings.seed,
       settings.noise_seeds > 1
           ? fmt::format(" (each candidate's worst over noise seeds {}..{})", settings.seed,
                         settings.seed + settings.noise_seeds - 1)
           : std::string(),
       outcome.global.candidates, outcome.best_global_index, outcome.local.size(),
-      outcome.local_stop,
+      settings.local_step, outcome.local_stop,
       outcome.global.stopped_by_budget || outcome.local_stopped_by_budget
           ? "; stopped by the time budget"
           : ""));
   lines.push_back(
-      fmt::format("Result: suite performance {:.4f} (as written: {:.4f}); {}.",
-                  best.suite_performance, start.suite_performance,
+      fmt::format("Result: suite performance {:.4f} (as written: {:.4f}), objective {:.4f}; {}.",
+                  best.suite_performance, start.suite_performance, best.objective,
                   best.violation_c > 0
                       ? fmt::format("misses its targets by {:.2f} °C-equivalent in total (tune.h, "
                                     "TuneEval::violation_c): no candidate met them all",

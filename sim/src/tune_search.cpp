@@ -104,19 +104,48 @@ std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& setting
     skin = std::max(skin, nodes[n] - skin_allowed_c(settings, w, n));
   if (settings.targets.empty()) return {skin, kMet, kMet};
   const TuneTarget& t = settings.targets[w];
-  return {skin,
-          t.allowed_degree_seconds
-              ? (e.degree_seconds[w] - *t.allowed_degree_seconds) / kDegreeSecondsPerC
-              : kMet,
-          t.baseline_performance ? (*t.baseline_performance - e.performance[w]) / kPerformancePerC
-                                 : kMet};
+  // °C·s and performance with compare's slack (check_targets: a miss of at
+  // most kCompareSlack passes), so a candidate compare passes meets them here.
+  return {
+      skin,
+      t.allowed_degree_seconds
+          ? (e.degree_seconds[w] - *t.allowed_degree_seconds - kCompareSlack) / kDegreeSecondsPerC
+          : kMet,
+      t.baseline_performance
+          ? (*t.baseline_performance - judged_performance(settings, e, w) - kCompareSlack) /
+                kPerformancePerC
+          : kMet};
+}
+
+double judged_performance(const TuneSettings& settings, const TuneEval& e, std::size_t w) {
+  const double bias = w < settings.performance_bias.size() ? settings.performance_bias[w] : 0.0;
+  return e.performance.at(w) + bias;
+}
+
+double bound_shortfall(const TuneSettings& settings, const TuneEval& e, std::size_t w) {
+  if (w >= settings.targets.size() || !settings.targets[w].performance_bound) return 0.0;
+  return std::max(0.0, kBoundShare * *settings.targets[w].performance_bound -
+                           judged_performance(settings, e, w));
+}
+
+void score(const TuneSettings& settings, TuneEval& e) {
+  const std::size_t nw = e.performance.size();
+  double perf = 0, over = 0, short_of_bound = 0;
+  for (std::size_t w = 0; w < nw; ++w) {
+    perf += e.performance[w];
+    for (double miss : target_misses(settings, e, w)) over += std::max(0.0, miss);
+    short_of_bound += bound_shortfall(settings, e, w);
+  }
+  e.suite_performance = nw > 0 ? perf / static_cast<double>(nw) : 0.0;
+  e.violation_c = over;
+  e.objective = e.suite_performance - kBoundShortfallWeight * short_of_bound;
 }
 
 bool better(const TuneEval& a, const TuneEval& b) {
   if (a.error.empty() != b.error.empty()) return a.error.empty();
   if (!a.error.empty()) return false;
   if (a.violation_c != b.violation_c) return a.violation_c < b.violation_c;
-  return a.suite_performance > b.suite_performance;
+  return a.objective > b.objective;
 }
 
 std::size_t global_count(const TuneProblem& problem, const TuneSettings& s) {
@@ -212,13 +241,7 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
     for (std::size_t w = 0; w < nw && out[c].error.empty(); ++w)
       if (!run_errors[c * nw + w].empty()) out[c].error = run_errors[c * nw + w];
     if (!out[c].error.empty()) continue;
-    double perf = 0, over = 0;
-    for (std::size_t w = 0; w < nw; ++w) {
-      perf += out[c].performance[w];
-      for (double miss : target_misses(settings, out[c], w)) over += std::max(0.0, miss);
-    }
-    out[c].suite_performance = nw > 0 ? perf / static_cast<double>(nw) : 0.0;
-    out[c].violation_c = over;
+    score(settings, out[c]);
   }
   return out;
 }
@@ -271,7 +294,7 @@ GlobalStage run_global_stage(const TuneJob& job, const TuneSettings& settings,
 
 namespace {
 
-// COBYLA's view of the problem: minimise -suite performance subject to
+// COBYLA's view of the problem: minimise -objective (tune.h) subject to
 // target_misses(w) <= 0 for every workload w (three constraints each). NLopt asks for
 // the objective and the constraints at the same x one after the other; both
 // come from one evaluation, cached by x.
@@ -316,7 +339,7 @@ double objective(unsigned /*n*/, const double* x, double* grad, void* data) {
   (void)grad;  // COBYLA is derivative-free: never asked for a gradient
   auto* s = static_cast<LocalState*>(data);
   const TuneEval& e = s->at(x);
-  return e.error.empty() ? -e.suite_performance : 10.0;
+  return e.error.empty() ? -e.objective : 10.0;
 }
 
 void constraints(unsigned m, double* result, unsigned /*n*/, const double* x, double* grad,
@@ -360,8 +383,8 @@ std::variant<TuneOutcome, std::string> finish_tune(const TuneJob& job, const Tun
     const auto& p = problem.params[j];
     lo[j] = p.lo;
     hi[j] = p.hi;
-    // A quarter of the range first; COBYLA scales each variable by it.
-    step[j] = (p.hi - p.lo) / 4;
+    // settings.local_step of the range first; COBYLA scales each variable by it.
+    step[j] = (p.hi - p.lo) * settings.local_step;
     x[j] = out.best.x[j];
   }
   const std::size_t nw = job.workloads->size() * kMissesPerWorkload;

@@ -1,18 +1,19 @@
 // Tune shard files: one shard's share of the global stage, and the check
 // that a set of them is one whole run (docs/simulator.md, "Tuning on many
 // machines"). The file is JSON in the simulator's shard envelope:
-//   {"format": "coolhand-sim shard", "version": 2, "kind": "tune",
+//   {"format": "coolhand-sim shard", "version": 3, "kind": "tune",
 //    "run": {...the run's identity: input digests, parameters, settings...},
 //    "shard": {"index": K, "count": N},
 //    "body": {"candidates": G,
 //             "evaluations": [{"candidate": i, "x": [...], "max_skin_c": [...],
 //                              "node_max_skin_c": [[...per skin node], ...per workload],
 //                              "performance": [...], "degree_seconds": [...], "suite_performance":
-//                              p, "violation_c": v, "error": ""}, ...]}}
+//                              p, "violation_c": v, "objective": o, "error": ""}, ...]}}
 // Doubles are written with the shortest text that reads back to the same
 // value (nlohmann's dump), so a merged run is the same as one machine's.
 // Version 1 (before each skin node's peak was kept) is refused: tune judges
-// each node against its own tolerance and cannot from the hottest alone.
+// each node against its own tolerance and cannot from the hottest alone;
+// version 2 (before the objective's bound-share term) too.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,7 @@ json eval_json(std::size_t candidate, const TuneEval& e) {
               {"degree_seconds", e.degree_seconds},
               {"suite_performance", e.suite_performance},
               {"violation_c", e.violation_c},
+              {"objective", e.objective},
               {"error", e.error}};
 }
 
@@ -50,6 +52,7 @@ TuneEval eval_from(const json& j) {
   e.degree_seconds = j.at("degree_seconds").get<std::vector<double>>();
   e.suite_performance = j.at("suite_performance").get<double>();
   e.violation_c = j.at("violation_c").get<double>();
+  e.objective = j.at("objective").get<double>();
   e.error = j.at("error").get<std::string>();
   return e;
 }
@@ -103,8 +106,8 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
         return name + ": not a tune shard file (format \"coolhand-sim shard\", kind \"tune\")";
       if (doc.at("version") != kVersion)
         return fmt::format(
-            "{}: tune shard format version {} (this coolhand-sim reads {}: each skin node's "
-            "peak is new); run its shards again with this build",
+            "{}: tune shard format version {} (this coolhand-sim reads {}: the "
+            "objective's bound share is new); run its shards again with this build",
             name, doc.at("version").dump(), kVersion);
       const std::string this_run = doc.at("run").dump();
       if (f == 0) {

@@ -17,8 +17,10 @@
 #     policy's header);
 #   - the device check's rounds, recomputed from their runs: the peaks it
 #     took from metrics.json, each cover's bias and corrected tolerance
-#     as the summary prints them, and the chain's policy the last
-#     re-tune's with those tolerances; --no-device-check leaves it out;
+#     as the summary prints them, each workload's performance bias and the
+#     lowest kept, and the chain's policy the last checked one whose device
+#     peaks hold the limit + 0.5 °C, with its re-tune's tolerances and
+#     biases in its header; --no-device-check leaves it out;
 #   - the tuned policy holds its limit on the TRUE model: max skin <= limit
 #     + 0.5 °C on every workload of the suite.
 # And the exact messages of `fit --recording` for what cannot be mapped, and
@@ -33,6 +35,7 @@ W=$SRC/sim/data/workloads
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 at_most() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
+used() { awk -v b="$1" 'BEGIN { u = b; if (b > 0) { u = b - 0.0001; if (u < 0) u = 0 }; printf "%+.6f", u }'; }
 rms_of() { awk -v l="$1" '$0 ~ l { for (i = 1; i < NF; ++i) if ($i == "rms") { print $(i + 1); exit } }' "$2"; }
 
 OUT=$TMP/tablet
@@ -90,7 +93,7 @@ grep -qF "$header" "$OUT/tune/policy-before-check.yaml" ||
 limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
 rounds=$(find "$OUT/check" -mindepth 1 -maxdepth 1 -type d -name 'r*' | wc -l)
 ((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
-declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=()
+declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=() cpbias=() hdr_at=() pbw_at=()
 for ((r = 1; r <= rounds; ++r)); do
   D=$OUT/check/r$r
   # One workload's peaks against its runs' metrics.json.
@@ -117,16 +120,66 @@ for ((r = 1; r <= rounds; ++r)); do
     fi
     b=""
   done
+  # Each workload's performance bias: the lowest performance over seeds
+  # 1..4 on each model (the runs' metrics.json), device - fitted; the
+  # summary's line names each, and the kept one is the lowest so far.
+  want=""
+  for wl in gaming gaming-charging gaming-hot; do
+    lowest() {
+      for s in 1 2 3 4; do
+        awk '/^  "performance":/ { gsub(/[",]/, ""); print $2; exit }' "$D/$1-$wl-$s/metrics.json"
+      done | sort -g | head -1
+    }
+    d=$(lowest device) f=$(lowest fitted)
+    [[ -n $d && -n $f ]] || { fail "check r$r: no performance in $wl's metrics.json"; continue; }
+    pb=$(awk -v d="$d" -v f="$f" 'BEGIN { printf "%+.6f", d - f }')
+    want+="${want:+, }$wl $pb"
+    got=$(awk -v w="$wl" '$1 == w { print $4 }' "$D/performance.txt")
+    awk -v a="$got" -v d="$d" -v f="$f" 'BEGIN { exit !(a != "" && (a - (d - f)) ^ 2 < 1e-18) }' ||
+      fail "check r$r: $wl performance bias '$got' in performance.txt, its runs' $d - $f"
+    if [[ -z ${cpbias[$wl]:-} ]] || awk -v b="$got" -v o="${cpbias[$wl]}" 'BEGIN { exit !(b < o) }'; then cpbias[$wl]=$got; fi
+  done
+  grep -qxF "  device check $r: performance bias (device - fitted, each's worst seed): $want" "$OUT/summary.txt" ||
+    fail "summary: expected check $r's performance biases '$want', got '$(grep -F "device check $r: performance bias" "$OUT/summary.txt")'"
+  # What a re-tune is given: a positive kept bias less 0.0001 (at least 0),
+  # a negative one in full.
+  kept=""
+  for wl in gaming gaming-charging gaming-hot; do kept+=" $wl $(used "${cpbias[$wl]}")"; done
+  grep -qxF "  device check $r: kept performance bias (lowest so far; a positive one less 0.0001, at least 0):$kept" "$OUT/summary.txt" ||
+    fail "summary: expected check $r's kept performance biases '$kept', got '$(grep -F "device check $r: kept performance" "$OUT/summary.txt")'"
+  # What round r's re-tune (if any) was given, as its header names them:
+  # the tolerances and each nonzero bias as used, in the suite's order.
+  hdr_at[$r]=$(header_of "${ctol[front_skin]}" "${ctol[back_skin]}")
+  pbw_at[$r]=""
+  for wl in gaming gaming-hot gaming-charging; do
+    p=$(used "${cpbias[$wl]}")
+    [[ $p == +0.000000 || $p == -0.000000 ]] || pbw_at[$r]+="${pbw_at[$r]:+, }$wl $p"
+  done
 done
 grep -qE "^  device check: (biases settled after [0-9]+ re-tune|no cover within|biases still moving)" "$OUT/summary.txt" ||
   fail "summary: the device check says neither that it settled nor that it did not"
 grep -qE "^port-device:   device check 1: back_skin " "$TMP/chain.err" || fail "stderr: no device check line"
-if ((rounds > 1)); then
-  cmp -s "$OUT/tune/policy.yaml" "$OUT/check/r$((rounds - 1))/tune/policy.yaml" ||
-    fail "the chain's policy is not the last re-tune's (check/r$((rounds - 1))/tune/policy.yaml)"
-  header=$(header_of "${ctol[front_skin]}" "${ctol[back_skin]}")
+# The chain's policy: the last checked one whose device peaks (peaks.txt's
+# 4th column) hold the limit + 0.5 °C, else the last re-tune's.
+keep=$rounds
+for ((k = rounds; k >= 1; --k)); do
+  if awk -v a="$(awk -v l="$limit" 'BEGIN { print l + 0.5 }')" '$4 > a { o = 1 } END { exit o }' "$OUT/check/r$k/peaks.txt"; then keep=$k; break; fi
+done
+want=$OUT/tune/policy-before-check.yaml
+((keep == 1)) || want=$OUT/check/r$((keep - 1))/tune/policy.yaml
+cmp -s "$OUT/tune/policy.yaml" "$want" || fail "the chain's policy is not $want (check $keep's)"
+grep -qF "  the chain's policy: " "$OUT/summary.txt" || fail "summary: no line naming the chain's policy"
+if ((keep > 1)); then
+  # Its re-tune (round keep-1's) was given that round's tolerances and
+  # performance biases, which its header names.
+  header=${hdr_at[$((keep - 1))]}
   grep -qF "$header" "$OUT/tune/policy.yaml" ||
     fail "the chain's policy's header does not name the corrected tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy.yaml")"
+  want=${pbw_at[$((keep - 1))]}
+  if [[ -n $want ]]; then
+    grep -qxF "# tune: Performance bias (device - model, --performance-bias): $want." "$OUT/tune/policy.yaml" ||
+      fail "the chain's policy's header does not name the performance biases '$want': $(grep -F 'Performance bias' "$OUT/tune/policy.yaml")"
+  fi
 fi
 # The tuned policy's rows of compare on the true model: column 3 is max skin.
 rows=$(awk '$2 == "policy" && NF > 4' "$OUT/compare/compare.out" | wc -l)

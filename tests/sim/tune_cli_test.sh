@@ -31,9 +31,10 @@ same_files() {  # what, dir a, dir b
 base=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
   --param controllers.skin_pid_cpu.setpoint_c=-1..0 --param controllers.skin_pid_cpu.kp=0.2..2
   --no-bound -q)
-# A tolerance per skin node: the shards' run identity carries each node's,
-# from which `merge` runs the same command.
-args=("${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2)
+# A tolerance per skin node and a workload's performance bias: the shards'
+# run identity carries each, from which `merge` runs the same command.
+args=("${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2
+  --performance-bias hot-start=-0.0015)
 
 "$sim" tune "${args[@]}" -o "$work/one" >/dev/null
 for k in 1 2 3; do "$sim" tune "${args[@]}" --shard "$k/3" -o "$work/shards" >/dev/null; done
@@ -113,10 +114,34 @@ expect_eq "--tolerance that is not a number" \
 expect_eq "--from-shards with another node's tolerance" \
   "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
   "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
-sed 's/"version": 2/"version": 1/' "$work/shards/tune-shard-1-of-3.json" >"$work/old-shard.json"
+sed 's/"version": 3/"version": 1/' "$work/shards/tune-shard-1-of-3.json" >"$work/old-shard.json"
 expect_eq "merge of a version-1 tune shard" \
-  "1: coolhand-sim: $work/old-shard.json: tune shard format version 1 (this coolhand-sim reads 2: each skin node's peak is new); run its shards again with this build" \
+  "1: coolhand-sim: $work/old-shard.json: tune shard format version 1 (this coolhand-sim reads 3: the objective's bound share is new); run its shards again with this build" \
   "$(run_err merge -q "$work/old-shard.json" -o "$work/x")"
+
+expect_eq "the header names the performance bias" \
+  "# tune: Performance bias (device - model, --performance-bias): hot-start -0.001500." \
+  "$(grep -F "Performance bias" "$work/one/policy.yaml")"
+expect_eq "--performance-bias for a workload not in the suite" \
+  "1: coolhand-sim: --performance-bias 'video=0.01': no workload 'video' in the suite (its workloads: gaming, hot-start)" \
+  "$(run_err tune "${base[@]}" --performance-bias video=0.01 -o "$work/x")"
+expect_eq "--performance-bias given twice for a workload" \
+  "1: coolhand-sim: --performance-bias 'gaming=0.02': gaming's bias given twice" \
+  "$(run_err tune "${base[@]}" --performance-bias gaming=0.01 --performance-bias gaming=0.02 -o "$work/x")"
+expect_eq "--performance-bias that is not a number" \
+  "1: coolhand-sim: --performance-bias 'gaming=0.01x': expected WORKLOAD=D, D a number" \
+  "$(run_err tune "${base[@]}" --performance-bias gaming=0.01x -o "$work/x")"
+expect_eq "--performance-bias without a workload" \
+  "1: coolhand-sim: --performance-bias '0.01': expected WORKLOAD=D (e.g. gaming-hot=-0.0012)" \
+  "$(run_err tune "${base[@]}" --performance-bias 0.01 -o "$work/x")"
+expect_eq "--local-step outside (0, 1]" \
+  "1: coolhand-sim: --local-step 0: expected a fraction of the range in (0, 1]" \
+  "$(run_err tune "${base[@]}" --local-step 0 -o "$work/x")"
+expect_eq "the header names the local stage's first step" "1" \
+  "$(grep -c "(NLopt COBYLA, first step 0.25 of each range, ended by: " "$work/one/policy.yaml")"
+expect_eq "--from-shards with another performance bias" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0016 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "--baselines-model that does not exist" \
   "1: coolhand-sim: $work/none.yaml: cannot open: No such file or directory" \

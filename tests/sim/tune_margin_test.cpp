@@ -59,13 +59,13 @@ TEST(TuneMarginTest, TheBoundsFloorLiftsEveryNodesAllowance) {
   s.tolerance_c = {0.1, 0.3};
   // Where no schedule holds the limit the floor is the lowest peak; each
   // node may reach it + its own tolerance.
-  s.targets = {TuneTarget{46.2, std::nullopt, std::nullopt, ""}};
+  s.targets = {TuneTarget{46.2, std::nullopt, std::nullopt, "", std::nullopt}};
   EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 0), 46.3);
   EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 1), 46.5);
   EXPECT_NEAR(target_misses(s, eval_with(46.25, 46.45), 0)[0], 46.45 - 46.5, 1e-12);
   EXPECT_NEAR(target_misses(s, eval_with(46.35, 46.0), 0)[0], 46.35 - 46.3, 1e-12);
   // A feasible workload keeps the limit as its floor.
-  s.targets = {TuneTarget{45.0, std::nullopt, std::nullopt, ""}};
+  s.targets = {TuneTarget{45.0, std::nullopt, std::nullopt, "", std::nullopt}};
   EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 1), 45.3);
 }
 
@@ -155,6 +155,7 @@ TEST(TuneMarginTest, ShardFilesCarryEachNodesPeak) {
   GlobalStage stage;
   stage.candidates = 2;
   stage.evals = {eval_with(44.1, 45.3), eval_with(45.05, 44.9)};
+  stage.evals[1]->objective = 0.9123;  // and the objective (version 3)
   const std::string id = R"({"run": "margin"})";
   const std::string file = tune_shard_json(id, 1, 1, stage);
   auto merged = merge_tune_shards({file}, {"s.json"}, id);
@@ -163,6 +164,7 @@ TEST(TuneMarginTest, ShardFilesCarryEachNodesPeak) {
   ASSERT_EQ(g.evals.size(), 2U);
   EXPECT_EQ(g.evals[0]->node_max_skin_c, stage.evals[0]->node_max_skin_c);
   EXPECT_EQ(g.evals[1]->node_max_skin_c, stage.evals[1]->node_max_skin_c);
+  EXPECT_EQ(g.evals[1]->objective, stage.evals[1]->objective);
 
   // A version-1 file (no node peaks) is refused with what to do.
   auto doc = nlohmann::json::parse(file);
@@ -171,8 +173,8 @@ TEST(TuneMarginTest, ShardFilesCarryEachNodesPeak) {
   auto old = merge_tune_shards({doc.dump()}, {"old.json"}, id);
   ASSERT_TRUE(std::holds_alternative<std::string>(old));
   EXPECT_EQ(std::get<std::string>(old),
-            "old.json: tune shard format version 1 (this coolhand-sim reads 2: each skin "
-            "node's peak is new); run its shards again with this build");
+            "old.json: tune shard format version 1 (this coolhand-sim reads 3: the objective's "
+            "bound share is new); run its shards again with this build");
   // Node peaks that do not match the workloads or each other are refused.
   doc = nlohmann::json::parse(file);
   doc["body"]["evaluations"][1]["node_max_skin_c"] = {{45.0}};
