@@ -26,12 +26,36 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/tune.h"
 
 namespace coolhand::sim {
+
+namespace tune_targets_detail {
+
+// The whole of `text` as a finite number (std::from_chars: no leading '+',
+// no spaces), or nothing.
+std::optional<double> finite_number(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+// "a, b, c": the names an unknown one is checked against, for its error.
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace tune_targets_detail
 
 std::vector<TuneTarget> tune_targets(const ModelSpec& model, const std::vector<Workload>& workloads,
                                      const std::vector<Governor>& governors, KernelVersion kernel,
@@ -95,12 +119,10 @@ std::variant<std::vector<double>, std::string> parse_tolerances(
   std::vector<std::optional<double>> own(skin_nodes.size());
   for (const auto& arg : args) {
     const auto eq = arg.find('=');
-    const std::string value = eq == std::string::npos ? arg : arg.substr(eq + 1);
-    double t = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), t);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
-        !std::isfinite(t))
-      return fmt::format("--tolerance '{}': expected °C (a number) or NODE=°C", arg);
+    const auto parsed =
+        tune_targets_detail::finite_number(eq == std::string::npos ? arg : arg.substr(eq + 1));
+    if (!parsed) return fmt::format("--tolerance '{}': expected °C (a number) or NODE=°C", arg);
+    const double t = *parsed;
     if (eq == std::string::npos) {
       if (all) return fmt::format("--tolerance '{}': every node's tolerance given twice", arg);
       all = t;
@@ -108,12 +130,9 @@ std::variant<std::vector<double>, std::string> parse_tolerances(
     }
     const std::string node = arg.substr(0, eq);
     const auto it = std::find(skin_nodes.begin(), skin_nodes.end(), node);
-    if (it == skin_nodes.end()) {
-      std::string names;
-      for (const auto& n : skin_nodes) names += (names.empty() ? "" : ", ") + n;
+    if (it == skin_nodes.end())
       return fmt::format("--tolerance '{}': no skin node '{}' in the model (its skin nodes: {})",
-                         arg, node, names);
-    }
+                         arg, node, tune_targets_detail::listed(skin_nodes));
     auto& slot = own[static_cast<std::size_t>(it - skin_nodes.begin())];
     if (slot) return fmt::format("--tolerance '{}': {}'s tolerance given twice", arg, node);
     slot = t;
@@ -134,18 +153,14 @@ std::variant<std::vector<double>, std::string> parse_performance_biases(
                          arg);
     const std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
     const auto it = std::find(workload_names.begin(), workload_names.end(), name);
-    if (it == workload_names.end()) {
-      std::string names;
-      for (const auto& n : workload_names) names += (names.empty() ? "" : ", ") + n;
+    if (it == workload_names.end())
       return fmt::format(
           "--performance-bias '{}': no workload '{}' in the suite (its workloads: {})", arg, name,
-          names);
-    }
-    double d = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
-        !std::isfinite(d))
+          tune_targets_detail::listed(workload_names));
+    const auto parsed = tune_targets_detail::finite_number(value);
+    if (!parsed)
       return fmt::format("--performance-bias '{}': expected WORKLOAD=D, D a number", arg);
+    const double d = *parsed;
     auto& slot = own[static_cast<std::size_t>(it - workload_names.begin())];
     if (slot) return fmt::format("--performance-bias '{}': {}'s bias given twice", arg, name);
     slot = d;
