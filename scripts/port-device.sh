@@ -409,13 +409,14 @@ check() {
         [[ $which == fitted ]] && m=$OUT/fit/model.yaml
         "$SIM" run -m "$m" -p "$pol" -w "$wl" --seed "$s" --no-trace -o "$dir/$which-$name-$s" >/dev/null ||
           die "device check: the policy does not run $name on the $which model"
-        awk -v w="$name" -v k="$which" '
+        # One pass: the limit and each skin node's peak into runs.txt, the
+        # performance into performance-runs.txt.
+        awk -v w="$name" -v k="$which" -v perf="$dir/performance-runs.txt" '
           /"skin_limit_c"/ { gsub(/[",:]/, ""); print "limit", "-", k, $2 }
+          /^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2 >>perf }
           /"max_skin_by_node_c"/ { b = 1; next }
-          b && /}/ { exit }
+          b && /}/ { b = 0; next }
           b { gsub(/[",:]/, ""); print w, $1, k, $2 }' "$dir/$which-$name-$s/metrics.json" >>"$dir/runs.txt"
-        awk -v w="$name" -v k="$which" '/^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2; exit }' \
-          "$dir/$which-$name-$s/metrics.json" >>"$dir/performance-runs.txt"
       done
     done
   done
@@ -459,8 +460,6 @@ check() {
     if [[ -n ${bias[$n]:-} ]]; then
       awk -v b="${bias[$n]}" -v o="${old:-x}" -v s="$SETTLE" 'BEGIN { exit !(o == "x" || b - o > s) }' && retune=0
       tol[$n]=$(awk -v b="${bias[$n]}" -v m="$MARGIN" 'BEGIN { t = 0.5 - b - m; printf "%.3f", (t > 0 ? t : 0) }')
-    fi
-    if [[ -n ${bias[$n]:-} ]]; then
       line=$(printf "device check %d: %s %s; kept bias %+.3f °C, tolerance %s -> %s °C" "$r" "$n" "$msg" "${bias[$n]}" "$was" "${tol[$n]}")
     else
       line="device check $r: $n $msg; tolerance $was °C kept"
