@@ -243,7 +243,7 @@ std::vector<std::string> check_targets(const CompareResult& r) {
       for (std::size_t k = 0; k < row.size(); ++k) {
         if (!kernel[k]) continue;
         const Metrics& b = row[k].metrics;
-        if (m.degree_seconds_over_limit > b.degree_seconds_over_limit + 1e-9)
+        if (m.degree_seconds_over_limit > b.degree_seconds_over_limit + kCompareSlack)
           failures.push_back(who + fmt::format("{:.2f} °C·s over the limit > {}'s {:.2f}",
                                                m.degree_seconds_over_limit, r.controllers[k],
                                                b.degree_seconds_over_limit));
@@ -251,7 +251,7 @@ std::vector<std::string> check_targets(const CompareResult& r) {
             (!best_holding || b.performance > row[*best_holding].metrics.performance))
           best_holding = k;
       }
-      if (best_holding && m.performance + 1e-9 < row[*best_holding].metrics.performance)
+      if (best_holding && m.performance + kCompareSlack < row[*best_holding].metrics.performance)
         failures.push_back(
             who +
             fmt::format("performance {:.4f} < {:.4f} of {}, the best baseline holding the limit",

@@ -18,6 +18,9 @@ namespace coolhand::sim {
 // °C over the skin limit a coolhand policy may reach (the first target of
 // check_targets); `tune` holds its candidates to the same.
 inline constexpr double kOvershootAllowedC = 0.5;
+// check_targets passes a °C·s or performance within this of its baseline's
+// (rounding, not a margin); `tune`'s target_misses allows the same.
+inline constexpr double kCompareSlack = 1e-9;
 
 struct ControllerChoice {
   std::string label;                 // column label: policy file stem or governor name

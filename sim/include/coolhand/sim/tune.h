@@ -73,6 +73,7 @@
 
 #include "coolhand/config/error.h"
 #include "coolhand/sim/bound.h"
+#include "coolhand/sim/compare.h"
 #include "coolhand/sim/kernel_thermal.h"
 #include "coolhand/sim/model.h"
 #include "coolhand/sim/workload.h"
@@ -199,9 +200,6 @@ struct TuneTarget {
 // rank candidates that miss; a candidate that meets every target has 0.
 inline constexpr double kDegreeSecondsPerC = 60.0;
 inline constexpr double kPerformancePerC = 0.01;
-// compare's check_targets passes a °C·s or performance within this of its
-// baseline's; target_misses allows the same.
-inline constexpr double kCompareSlack = 1e-9;
 // The objective's share term: each workload's judged performance below
 // kBoundShare of its bound costs kBoundShortfallWeight per unit, on top of
 // the 1/nw it already weighs in the mean. 1: on the 11-workload suite a
