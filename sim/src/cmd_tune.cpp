@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -52,6 +53,7 @@ struct TuneArgs {
   std::vector<std::string> tolerances;
   // --performance-bias WORKLOAD=D (parse_performance_biases); none: 0.
   std::vector<std::string> performance_biases;
+  double limit_margin_c = 0.0;  // --limit-margin (TuneSettings::limit_margin_c)
   std::uint64_t seed = 1;
   std::size_t noise_seeds = 1;
   std::optional<std::size_t> global, local;
@@ -59,6 +61,10 @@ struct TuneArgs {
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
 };
+
+// --limit-margin's range: a device check's bias near the limit is a few
+// tenths of a degree; 5 °C is far outside any fitted model worth tuning on.
+constexpr double kLimitMarginMaxC = 5.0;
 
 std::string read_file(const std::string& path) {
   std::string text;
@@ -98,21 +104,25 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
   if (!a.baselines_model.empty())
     baselines_model = {{"path", a.baselines_model},
                        {"fnv1a64", digest(read_file(a.baselines_model))}};
-  return json{{"model", {{"path", model_path}, {"fnv1a64", digest(read_file(model_path))}}},
-              {"baselines_model", baselines_model},
-              {"workloads", w},
-              {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
-              {"params", a.params},
-              {"seed", s.seed},
-              {"noise_seeds", s.noise_seeds},
-              {"limit_c", s.limit_c},
-              {"tolerance_c", tolerance},
-              {"performance_bias", performance_bias},
-              {"baselines", a.baselines},
-              {"global", global_count(problem, s)},
-              {"local", local_count(problem, s)},
-              {"local_step", s.local_step},
-              {"bound", !a.no_bound}};
+  json id{{"model", {{"path", model_path}, {"fnv1a64", digest(read_file(model_path))}}},
+          {"baselines_model", baselines_model},
+          {"workloads", w},
+          {"policy", {{"path", a.policy}, {"fnv1a64", digest(policy_text)}}},
+          {"params", a.params},
+          {"seed", s.seed},
+          {"noise_seeds", s.noise_seeds},
+          {"limit_c", s.limit_c},
+          {"tolerance_c", tolerance},
+          {"performance_bias", performance_bias},
+          {"baselines", a.baselines},
+          {"global", global_count(problem, s)},
+          {"local", local_count(problem, s)},
+          {"local_step", s.local_step},
+          {"bound", !a.no_bound}};
+  // Only where set, so that a run without it keeps the identity it had
+  // before the option (its shards still merge).
+  if (s.limit_margin_c != 0) id["limit_margin_c"] = s.limit_margin_c;
+  return id;
 }
 
 void write(const std::string& text, const std::string& path) {
@@ -203,6 +213,10 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   auto biases = parse_performance_biases(a.performance_biases, names);
   if (auto* e = std::get_if<std::string>(&biases)) throw Failure(*e);
   s.performance_bias = std::get<std::vector<double>>(biases);
+  if (!std::isfinite(a.limit_margin_c) || std::abs(a.limit_margin_c) > kLimitMarginMaxC)
+    throw Failure(fmt::format("--limit-margin {:g}: expected °C within ±{:g}", a.limit_margin_c,
+                              kLimitMarginMaxC));
+  s.limit_margin_c = a.limit_margin_c;
   if (a.global && *a.global == 0) throw Failure("--global 0: the global stage needs a candidate");
   s.global_candidates = a.global;
   s.local_evaluations = a.local;
@@ -361,6 +375,7 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.limit_c = run.at("limit_c").get<double>();
     for (const auto& t : run.at("tolerance_c").items())
       a.tolerances.push_back(t.key() + "=" + json(t.value().get<double>()).dump());
+    a.limit_margin_c = run.value("limit_margin_c", 0.0);
     for (const auto& d : run.at("performance_bias").items())
       a.performance_biases.push_back(d.key() + "=" + json(d.value().get<double>()).dump());
     a.baselines = run.at("baselines").get<std::vector<std::string>>();
@@ -406,6 +421,11 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
                   "file's stem) where it is judged against the baselines' target and the bound "
                   "share: a measured device - model bias (scripts/port-device.sh's device check; "
                   "default 0)");
+  cmd->add_option("--limit-margin", a->limit_margin_c,
+                  "X: count the candidates' °C·s over the limit from limit - X °C on --model "
+                  "(the baselines' stay over the limit): a measured device - model excess near "
+                  "the limit plus a margin (scripts/port-device.sh's device check; negative: "
+                  "above the limit; default 0)");
   cmd->add_option("--baseline,-g", a->baselines,
                   "kernel governor whose °C·s and performance (where it holds the limit) the "
                   "tuned policy must meet, as compare's targets (repeatable; `-g none`: none)")

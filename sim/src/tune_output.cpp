@@ -89,6 +89,11 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
         "performance + its performance bias >= the best of them whose max skin <= the limit.",
         objective, settings.limit_c, tolerances,
         report.baselines.empty() ? std::string("none run") : report.baselines));
+  if (settings.limit_margin_c != 0)
+    lines.push_back(fmt::format(
+        "°C·s counted from limit - {:.3f} °C on this model (--limit-margin: the device's measured "
+        "excess near the limit plus a margin).",
+        settings.limit_margin_c));
   std::string biases;
   for (std::size_t w = 0; w < settings.performance_bias.size(); ++w)
     if (settings.performance_bias[w] != 0 && w < report.workload_names.size())

@@ -212,8 +212,11 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
       if (k == 0) run_errors[c * nw + w] = *e;
       return;
     }
-    // From the workload's start state (a soaked start), as compare runs it.
-    ThermalModel model(workloads[w].start(*job.model), settings.seed + k);
+    // From the workload's start state (a soaked start), as compare runs it;
+    // its °C·s counted from the skin limit - limit_margin_c (tune.h).
+    ModelSpec spec = workloads[w].start(*job.model);
+    spec.skin_limit_c -= settings.limit_margin_c;
+    ThermalModel model(std::move(spec), settings.seed + k);
     Workload wl = workloads[w];
     RunOptions options;
     options.record_trace = false;

@@ -31,10 +31,11 @@ same_files() {  # what, dir a, dir b
 base=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
   --param controllers.skin_pid_cpu.setpoint_c=-1..0 --param controllers.skin_pid_cpu.kp=0.2..2
   --no-bound -q)
-# A tolerance per skin node and a workload's performance bias: the shards'
-# run identity carries each, from which `merge` runs the same command.
+# A tolerance per skin node, a workload's performance bias and a limit
+# margin: the shards' run identity carries each, from which `merge` runs
+# the same command.
 args=("${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2
-  --performance-bias hot-start=-0.0015)
+  --performance-bias hot-start=-0.0015 --limit-margin 0.05)
 
 "$sim" tune "${args[@]}" -o "$work/one" >/dev/null
 for k in 1 2 3; do "$sim" tune "${args[@]}" --shard "$k/3" -o "$work/shards" >/dev/null; done
@@ -141,7 +142,20 @@ expect_eq "the header names the local stage's first step" "1" \
   "$(grep -c "(NLopt COBYLA, first step 0.25 of each range, ended by: " "$work/one/policy.yaml")"
 expect_eq "--from-shards with another performance bias" \
   "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
-  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0016 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0016 --limit-margin 0.05 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+
+expect_eq "the header names the limit margin" \
+  "# tune: °C·s counted from limit - 0.050 °C on this model (--limit-margin: the device's measured excess near the limit plus a margin)." \
+  "$(grep -F "°C·s counted from" "$work/one/policy.yaml")"
+expect_eq "--limit-margin out of range" \
+  "1: coolhand-sim: --limit-margin 7: expected °C within ±5" \
+  "$(run_err tune "${base[@]}" --limit-margin 7 -o "$work/x")"
+expect_eq "--limit-margin that is not a number" \
+  "Could not convert: --limit-margin = 0.1C" \
+  "$(run_err tune "${base[@]}" --limit-margin 0.1C -o "$work/x" | sed -n 's/^[1-9][0-9]*: //p')"
+expect_eq "--from-shards with another limit margin" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0015 --limit-margin 0.04 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "--baselines-model that does not exist" \
   "1: coolhand-sim: $work/none.yaml: cannot open: No such file or directory" \

@@ -4,7 +4,7 @@
 // and a cover over its own fails even where another's would pass it; the
 // runner keeps each node's peak; `--tolerance` strings resolve per node or
 // fail with a clear message; shard files carry each node's peak and a
-// version-1 file is refused.
+// version-1 file is refused; --limit-margin moves where °C·s are counted from.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -72,19 +72,34 @@ TEST(TuneMarginTest, TheBoundsFloorLiftsEveryNodesAllowance) {
 // The search's own evaluations and violation use the per-node judgement: a
 // candidate within the back's tolerance but over a single tight one meets
 // its targets only with the per-node tolerances.
-TEST(TuneMarginTest, EvaluationsKeepEachNodesPeak) {
-  const auto model = std::get<ModelSpec>(load_model_file(kData + "/models/reference-umpc.yaml"));
+// The reference UMPC on gaming, the CPU PID's setpoint the one parameter.
+struct GamingJob {
+  ModelSpec model;
+  std::vector<Workload> workloads;
+  TuneProblem problem;
+  TuneJob job() const { return TuneJob{&model, &workloads, &problem}; }
+};
+
+GamingJob gaming_job() {
+  GamingJob g;
+  g.model = std::get<ModelSpec>(load_model_file(kData + "/models/reference-umpc.yaml"));
   auto t = load_csv_file(kData + "/workloads/gaming.csv");
-  const std::vector<Workload> workloads = {
-      std::get<Workload>(Workload::bind(std::get<CsvTable>(t), model))};
+  g.workloads = {std::get<Workload>(Workload::bind(std::get<CsvTable>(t), g.model))};
   std::ifstream in(COOLHAND_POLICY_DIR "/reference-umpc.yaml");
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str().substr(0, ss.str().find("\ntune:\n") + 1);
-  auto made = make_tune_problem(text, "p.yaml", {"controllers.skin_pid_cpu.setpoint_c=-1..0.5"});
-  ASSERT_TRUE(std::holds_alternative<TuneProblem>(made));
-  const TuneProblem problem = std::get<TuneProblem>(made);
-  const TuneJob job{&model, &workloads, &problem};
+  g.problem = std::get<TuneProblem>(
+      make_tune_problem(text, "p.yaml", {"controllers.skin_pid_cpu.setpoint_c=-1..0.5"}));
+  return g;
+}
+
+TEST(TuneMarginTest, EvaluationsKeepEachNodesPeak) {
+  const GamingJob g = gaming_job();
+  const auto& model = g.model;
+  const auto& workloads = g.workloads;
+  const auto& problem = g.problem;
+  const TuneJob job = g.job();
   TuneSettings s;
   s.threads = 2;
   s.limit_c = 45.0;
@@ -114,6 +129,36 @@ TEST(TuneMarginTest, EvaluationsKeepEachNodesPeak) {
   o.record_trace = false;
   const auto r = run(m, w, *std::get<std::unique_ptr<Controller>>(ctl), o);
   EXPECT_EQ(r.metrics.max_skin_by_node_c, e.node_max_skin_c[0]);
+}
+
+// --limit-margin X: the candidates' °C·s are counted from the limit - X,
+// exactly what the runner counts on the model with that limit; the peaks
+// and the performance do not move.
+TEST(TuneMarginTest, LimitMarginCountsDegreeSecondsFromBelowTheLimit) {
+  const GamingJob g = gaming_job();
+  TuneSettings s;
+  s.threads = 2;
+  s.limit_c = 45.0;
+  const TuneEval at = evaluate_candidates(g.job(), s, {{0.5}}).front();
+  s.limit_margin_c = 1.5;
+  const TuneEval below = evaluate_candidates(g.job(), s, {{0.5}}).front();
+  ASSERT_TRUE(at.error.empty() && below.error.empty()) << at.error << below.error;
+  EXPECT_EQ(below.node_max_skin_c, at.node_max_skin_c);
+  EXPECT_EQ(below.performance, at.performance);
+  // The peak is within 1.5 °C of the limit, so the count grows.
+  ASSERT_GT(at.max_skin_c[0], 45.0 - 1.5);
+  EXPECT_GT(below.degree_seconds[0], at.degree_seconds[0]);
+  ModelSpec lowered = g.workloads[0].start(g.model);
+  lowered.skin_limit_c = 45.0 - 1.5;
+  ThermalModel m(lowered, s.seed);
+  Workload w = g.workloads[0];
+  auto doc = config::parse_policy(substitute(g.problem, std::vector<double>{0.5}), "p.yaml");
+  ASSERT_TRUE(doc.errors.empty());
+  auto ctl = make_policy_controller(g.model, *doc.document, "c");
+  RunOptions o;
+  o.record_trace = false;
+  const auto r = run(m, w, *std::get<std::unique_ptr<Controller>>(ctl), o);
+  EXPECT_EQ(below.degree_seconds[0], r.metrics.degree_seconds_over_limit);
 }
 
 TEST(TuneMarginTest, ToleranceArgumentsResolvePerNode) {

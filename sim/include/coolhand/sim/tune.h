@@ -232,6 +232,14 @@ struct TuneSettings {
   // a candidate's performance where it is judged against a target, the
   // baseline's and the bound share's (judged_performance); see the header.
   std::vector<double> performance_bias;
+  // °C: a candidate's °C·s over the limit are counted from the model's
+  // skin limit - limit_margin_c (evaluate_candidates runs them on a copy
+  // of the model with that limit, which only the runner's °C·s read; the
+  // peaks are judged against limit_c, and the baselines' allowed °C·s stay
+  // over the limit itself): the port chain's device check measures how much hotter
+  // the device runs than the fitted model near the limit and gives it, plus
+  // a margin, here (scripts/port-device.sh). Negative: above the limit.
+  double limit_margin_c = 0.0;
   // G, including the start; unset: 16 per parameter, at least 32.
   std::optional<std::size_t> global_candidates;
   // COBYLA's evaluations; unset: 30 per parameter, at least 40; 0: none.
