@@ -380,21 +380,37 @@ run_tune "$OUT/tune/start.yaml" "$OUT/tune" "$first_budget" "${GLOBAL_ARGS[@]}" 
 # moving, the last one's back cover reached 41.52 °C on gaming-hot on the
 # device; docs/results.md, "The device check"). Where none holds it, the
 # last re-tune's, as the summary says.
+#
+# The device's peaks are its worst over more noise seeds than the tune's:
+# seeds 1..K, paired with the fitted model's, and EXTRA_SEEDS more on the
+# device alone (EXTRA_SEED0 on, disjoint from 1..K and from the seeds
+# docs/results.md judges compare with, 1-5, so that judgement stays out of
+# sample). The tune counts a candidate's worst over 1..K, and a peak's
+# spread over noise is not small beside the margins here: umpc-8-intel's
+# chain policy put gaming-hot's back cover at 44.93-44.95 °C on the device
+# over seeds 1-4, 45.003 on seed 5, and over 1001-1016 at 44.92-45.02 (4
+# of 16 above the limit; docs/results.md, "The device check counts °C·s").
+# So each bias is the device's worst over 1..K and the extra seeds less the
+# fitted model's worst over 1..K: what the tune's statistic misses on the
+# device, noise included. The performance biases keep seeds 1..K.
 CLOSE=0.5 MARGIN=0.03 SETTLE=0.02 ROUNDS=2 PMARGIN=0.0001 PSETTLE=0.0002 RETUNE_STEP=0.03125 ALLOWED=0.5
+EXTRA_SEEDS=12 EXTRA_SEED0=1001
 declare -A round_holds=()
 # pused B: the performance bias a re-tune is given for a kept bias B.
 pused() { awk -v b="$1" -v m="$PMARGIN" 'BEGIN { u = b; if (b > 0) { u = b - m; if (u < 0) u = 0 }; printf "%.10f", u }'; }
 declare -A bias=() pbias=()
+lbias="" lmargin=""
 summary_check=()
 # check ROUND POLICY: the check's peaks into $OUT/check/rROUND/peaks.txt
 # ("workload node fitted device", worst over the seeds), each cover's bias
 # into bias[] (largest so far) and its tolerance into tol[]; the
 # performances into performance.txt ("workload fitted device bias", worst
 # over the seeds) and each workload's bias into pbias[] (lowest so far);
-# prints one line per cover and one for the performance biases; succeeds
-# when a cover's bias moved (new, or up by more than SETTLE) or a
-# workload's performance bias fell by more than PSETTLE: the policy needs
-# a re-tune.
+# the bias at the limit into lbias (largest so far) and the re-tunes'
+# --limit-margin into lmargin; prints one line per cover, one for the
+# limit and one for the performance biases; succeeds when a cover's or the
+# limit's bias moved (new, or up by more than SETTLE) or a workload's
+# performance bias fell by more than PSETTLE: the policy needs a re-tune.
 check() {
   local r=$1 pol=$2 dir=$OUT/check/r$1 wl name s which m retune=1 line b w k
   mkdir -p "$dir"
@@ -403,17 +419,20 @@ check() {
   for wl in "${tune_args[@]}"; do
     [[ $wl == -w ]] && continue
     name=$(basename "$wl" .csv)
-    for ((s = 1; s <= NOISE_SEEDS; ++s)); do
+    for s in $(seq 1 "$NOISE_SEEDS") $(seq "$EXTRA_SEED0" $((EXTRA_SEED0 + EXTRA_SEEDS - 1))); do
       for which in device fitted; do
         m=$MODEL
-        [[ $which == fitted ]] && m=$OUT/fit/model.yaml
+        if [[ $which == fitted ]]; then
+          ((s <= NOISE_SEEDS)) || continue  # the extra seeds: the device only
+          m=$OUT/fit/model.yaml
+        fi
         "$SIM" run -m "$m" -p "$pol" -w "$wl" --seed "$s" --no-trace -o "$dir/$which-$name-$s" >/dev/null ||
           die "device check: the policy does not run $name on the $which model"
         # One pass: the limit and each skin node's peak into runs.txt, the
-        # performance into performance-runs.txt.
-        awk -v w="$name" -v k="$which" -v perf="$dir/performance-runs.txt" '
+        # performance (seeds 1..K) into performance-runs.txt.
+        awk -v w="$name" -v k="$which" -v perf="$dir/performance-runs.txt" -v own=$((s <= NOISE_SEEDS)) '
           /"skin_limit_c"/ { gsub(/[",:]/, ""); print "limit", "-", k, $2 }
-          /^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2 >>perf }
+          own && /^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2 >>perf }
           /"max_skin_by_node_c"/ { b = 1; next }
           b && /}/ { b = 0; next }
           b { gsub(/[",:]/, ""); print w, $1, k, $2 }' "$dir/$which-$name-$s/metrics.json" >>"$dir/runs.txt"
@@ -467,6 +486,31 @@ check() {
     say "  $line"
     summary_check+=("$line")
   done
+  # The °C·s targets: the same correction at the limit itself. The bias
+  # is the largest (device - fitted) peak over every (workload, cover)
+  # where either peak is within CLOSE of the limit, the largest over the
+  # rounds; the re-tunes count the fitted model's °C·s from limit - (bias
+  # + MARGIN) (tune --limit-margin).
+  line=$(awk -v l="$limit" -v c="$CLOSE" '
+    $3 >= l - c || $4 >= l - c { ++k; b = $4 - $3; if (k == 1 || b > best) { best = b; w = $1 " " $2 } }
+    END { if (k) printf "%.4f %s %d\n", best, w, k }' "$dir/peaks.txt")
+  local lold=${lbias:-} lw ln
+  if [[ -n $line ]]; then
+    read -r b lw ln k <<<"$line"
+    if [[ -z $lold ]] || awk -v b="$b" -v o="$lold" 'BEGIN { exit !(b > o) }'; then lbias=$b; fi
+    msg=$(printf "bias %+.3f °C (%s %s; %d peak(s) within %s °C of the limit)" "$b" "$lw" "$ln" "$k" "$CLOSE")
+  else
+    msg="no peak within $CLOSE °C of the limit"
+  fi
+  if [[ -n ${lbias:-} ]]; then
+    awk -v b="$lbias" -v o="${lold:-x}" -v s="$SETTLE" 'BEGIN { exit !(o == "x" || b - o > s) }' && retune=0
+    lmargin=$(awk -v b="$lbias" -v m="$MARGIN" 'BEGIN { printf "%.3f", b + m }')
+    line=$(printf "device check %d: the limit (°C·s) %s; kept bias %+.3f °C, °C·s counted from the limit - %s °C" "$r" "$msg" "$lbias" "$lmargin")
+  else
+    line="device check $r: the limit (°C·s) $msg; °C·s counted from the limit itself"
+  fi
+  say "  $line"
+  summary_check+=("$line")
   line="device check $r: performance bias (device - fitted, each's worst seed): $pline"
   say "  $line"
   summary_check+=("$line")
@@ -499,6 +543,7 @@ if ((DEVCHECK)); then
     for pw in "${!pbias[@]}"; do
       tol_args+=(--performance-bias "$pw=$(pused "${pbias[$pw]}")")
     done
+    [[ -z $lmargin ]] || tol_args+=(--limit-margin "$lmargin")
     mkdir -p "$OUT/check/r$r/tune"
     say "  re-tuning from the round's policy (budget $retune_budget s, tolerance ${tol_args[*]})"
     run_tune "$pol" "$OUT/check/r$r/tune" "$retune_budget" --global 1 --local-step "$RETUNE_STEP" "${LOCAL_ARGS[@]}"

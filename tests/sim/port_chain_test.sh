@@ -16,8 +16,9 @@
 #     cover's thermocouple's held-out rms (the summary and the first tuned
 #     policy's header);
 #   - the device check's rounds, recomputed from their runs: the peaks it
-#     took from metrics.json, each cover's bias and corrected tolerance
-#     as the summary prints them, each workload's performance bias and the
+#     took from metrics.json (the device's over 16 seeds, the fitted
+#     model's over 4), each cover's bias and corrected tolerance and the
+#     limit's bias and margin as the summary prints them, each workload's performance bias and the
 #     lowest kept, and the chain's policy the last checked one whose device
 #     peaks hold the limit + 0.5 °C, with its re-tune's tolerances and
 #     biases in its header; --no-device-check leaves it out;
@@ -93,17 +94,24 @@ grep -qF "$header" "$OUT/tune/policy-before-check.yaml" ||
 limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
 rounds=$(find "$OUT/check" -mindepth 1 -maxdepth 1 -type d -name 'r*' | wc -l)
 ((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
-declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=() cpbias=() hdr_at=() pbw_at=()
+declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=() cpbias=() hdr_at=() pbw_at=() lm_at=()
+clbias=""
 for ((r = 1; r <= rounds; ++r)); do
   D=$OUT/check/r$r
   # One workload's peaks against its runs' metrics.json.
-  want=$(for s in 1 2 3 4; do
-    awk '/"max_skin_by_node_c"/ { b = 1; next } b && /}/ { exit } b && /"back_skin"/ { gsub(/[",]/, ""); print $2 }' "$D/device-gaming-hot-$s/metrics.json"
-  done | sort -g | tail -1)
+  # The device's peak: its worst over seeds 1..4 and 1001..1012; the
+  # fitted model's over 1..4.
+  back_of() { awk '/"max_skin_by_node_c"/ { b = 1; next } b && /}/ { exit } b && /"back_skin"/ { gsub(/[",]/, ""); print $2 }' "$1"; }
+  want=$(for s in 1 2 3 4 $(seq 1001 1012); do back_of "$D/device-gaming-hot-$s/metrics.json"; done | sort -g | tail -1)
   got=$(awk '$1 == "gaming-hot" && $2 == "back_skin" { print $4 }' "$D/peaks.txt")
   awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && (a - b) ^ 2 < 1e-8) }' ||
     fail "check r$r: gaming-hot back_skin device peak '$got' in peaks.txt, the worst seed's metrics.json '$want'"
-  ((4 * 3 * 2 == $(find "$D" -mindepth 1 -maxdepth 1 -type d \( -name 'device-*' -o -name 'fitted-*' \) | wc -l))) || fail "check r$r: expected 3 workloads x 4 seeds x 2 models of runs"
+  want=$(for s in 1 2 3 4; do back_of "$D/fitted-gaming-hot-$s/metrics.json"; done | sort -g | tail -1)
+  got=$(awk '$1 == "gaming-hot" && $2 == "back_skin" { print $3 }' "$D/peaks.txt")
+  awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && (a - b) ^ 2 < 1e-8) }' ||
+    fail "check r$r: gaming-hot back_skin fitted peak '$got' in peaks.txt, the worst seed's metrics.json '$want'"
+  ((3 * (4 + 4 + 12) == $(find "$D" -mindepth 1 -maxdepth 1 -type d \( -name 'device-*' -o -name 'fitted-*' \) | wc -l))) ||
+    fail "check r$r: expected 3 workloads x (4 seeds x 2 models + 12 device-only seeds) of runs"
   for node in front_skin back_skin; do
     read -r b wl < <(awk -v n="$node" -v a="$(awk -v l="$limit" -v t="${ctol[$node]}" 'BEGIN { print l + t }')" '
       $2 == n && ($3 >= a - 0.5 || $4 >= a - 0.5) { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 } }
@@ -120,6 +128,24 @@ for ((r = 1; r <= rounds; ++r)); do
     fi
     b=""
   done
+  # The limit's bias (°C·s): the largest device - fitted peak over every
+  # (workload, cover) where either is within 0.5 °C of the limit, the
+  # largest so far kept; the re-tunes count °C·s from the limit - (it +
+  # 0.03).
+  read -r b wl nd < <(awk -v l="$limit" '$3 >= l - 0.5 || $4 >= l - 0.5 { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 " " $2 } }
+    END { if (k) printf "%+.3f %s\n", m, w }' "$D/peaks.txt") || true
+  line=$(grep -F "device check $r: the limit " "$OUT/summary.txt" || true)
+  if [[ -z ${b:-} ]]; then
+    [[ $line == *"no peak within 0.5 °C of the limit"* ]] || fail "check r$r limit: no close peak, but: $line"
+  else
+    [[ $line == *"bias $b °C ($wl $nd;"* ]] || fail "check r$r limit: expected bias $b °C on $wl $nd: $line"
+    if [[ -z $clbias ]] || awk -v b="$b" -v o="$clbias" 'BEGIN { exit !(b > o) }'; then clbias=$b; fi
+  fi
+  if [[ -n $clbias ]]; then
+    lm_at[$r]=$(awk -v b="$clbias" 'BEGIN { printf "%.3f", b + 0.03 }')
+    [[ $line == *"°C·s counted from the limit - ${lm_at[$r]} °C" ]] || fail "check r$r limit: expected a margin of ${lm_at[$r]} °C: $line"
+  fi
+  b=""
   # Each workload's performance bias: the lowest performance over seeds
   # 1..4 on each model (the runs' metrics.json), device - fitted; the
   # summary's line names each, and the kept one is the lowest so far.
@@ -175,6 +201,11 @@ if ((keep > 1)); then
   header=${hdr_at[$((keep - 1))]}
   grep -qF "$header" "$OUT/tune/policy.yaml" ||
     fail "the chain's policy's header does not name the corrected tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy.yaml")"
+  want=${lm_at[$((keep - 1))]:-}
+  if [[ -n $want ]]; then
+    grep -qxF "# tune: °C·s counted from limit - $want °C on this model (--limit-margin: the device's measured excess near the limit plus a margin)." "$OUT/tune/policy.yaml" ||
+      fail "the chain's policy's header does not name the limit margin $want: $(grep -F '°C·s counted' "$OUT/tune/policy.yaml")"
+  fi
   want=${pbw_at[$((keep - 1))]}
   if [[ -n $want ]]; then
     grep -qxF "# tune: Performance bias (device - model, --performance-bias): $want." "$OUT/tune/policy.yaml" ||
