@@ -29,13 +29,18 @@
 #      lab thermocouples) and on the fitted one over the tune's suite; each
 #      cover's bias, the largest (device peak - fitted peak) where that
 #      cover's peak is within 0.5 °C of its allowance, sets its tolerance
-#      to 0.5 - bias - 0.03 (at least 0); each workload's performance
+#      to 0.5 - bias - 0.03 (at least 0); the limit's bias, the same over
+#      every peak within 0.5 °C of the limit, has the re-tunes count the
+#      fitted model's °C·s from the limit - (bias + 0.03) (tune
+#      --limit-margin); the device's peaks are its worst over the tune's
+#      noise seeds and 12 more (1001-1012), the fitted model's over the
+#      tune's; each workload's performance
 #      bias, device - fitted of its worst seed's performance, the lowest
 #      measured in any round (a positive one less 0.0001, at least 0), is
 #      given to the re-tunes (tune --performance-bias), which judge that
 #      workload's baseline target on fitted performance + bias; tune runs again from the tuned policy
 #      (a local stage, its first step 1/32 of each range);
-#      at most 2 re-tunes, until no cover's bias rises by > 0.02 °C and no
+#      at most 2 re-tunes, until no cover's or the limit's bias rises by > 0.02 °C and no
 #      workload's performance bias falls by > 0.0002; the chain's policy
 #      is the last checked one whose device peaks hold the limit + 0.5;
 #   6. compare: the tuned policy on the TRUE model against the policy as
