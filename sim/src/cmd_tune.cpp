@@ -158,9 +158,14 @@ std::string bound_note(const ModelSpec& model, FanBoundChoice choice, bool own_f
   if (!tight_fan_bound_applies(model))
     return "Bound: the fan relaxation (the tight bound needs a model with one fan), as compare "
            "--bound gives.";
+  // Each workload whose boxes were tightened (elsewhere the relaxation's
+  // limit never binds and the figure is the relaxation's, as compare's note
+  // says).
   std::string each;
   for (std::size_t w = 0; w < bounds.size(); ++w) {
-    if (!bounds[w] || !bounds[w]->fan_tight) continue;
+    if (!bounds[w] || !bounds[w]->fan_tight ||
+        bounds[w]->fan_tight->lps + bounds[w]->fan_tight->failed == 0)
+      continue;
     const FanTightResult& t = *bounds[w]->fan_tight;
     each += fmt::format("{}{} min({:.4f}, max({:.4f}, {:.4f}))", each.empty() ? "" : "; ", names[w],
                         t.relaxed, t.floor, t.dual);
