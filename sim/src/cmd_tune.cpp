@@ -20,6 +20,7 @@
 #include <optional>
 #include <thread>
 
+#include "cmd_fan_bound.h"
 #include "cmd_status.h"
 #include "coolhand/sim/compare.h"
 #include "coolhand/sim/output.h"
@@ -60,6 +61,8 @@ struct TuneArgs {
   double local_step = 0.25;  // --local-step: COBYLA's first step / the range
   unsigned threads = 0;
   bool no_bound = false, quiet = false;
+  // --fan-bound: compare --bound's choice and default (compare.h).
+  FanBoundChoice fan_bound = FanBoundChoice::tight;
 };
 
 // --limit-margin's range: a device check's bias near the limit is a few
@@ -118,9 +121,10 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
           {"global", global_count(problem, s)},
           {"local", local_count(problem, s)},
           {"local_step", s.local_step},
-          {"bound", !a.no_bound}};
-  // Only where set, so that a run without it keeps the identity it had
-  // before the option (its shards still merge).
+          {"bound", !a.no_bound},
+          {"fan_bound", to_string(a.fan_bound)}};
+  // Only where set, so that a run without it keeps the identity of a
+  // version-4 shard written before the option (its shards still merge).
   if (s.limit_margin_c != 0) id["limit_margin_c"] = s.limit_margin_c;
   return id;
 }
@@ -146,6 +150,44 @@ std::string evaluations_csv(const TuneProblem& problem, const TuneOutcome& o) {
     row(*o.global.evals[i], "global", std::to_string(i));
   for (const auto& e : o.local) row(e, "local", "");
   return out;
+}
+
+// The header's line saying which bound a model with a fan got, as compare
+// --bound's note does (compare.cpp, fan_bound_note); empty for a fanless
+// model, whose bound is exact either way.
+std::string bound_note(const ModelSpec& model, FanBoundChoice choice, bool own_floor,
+                       const std::vector<std::string>& names,
+                       const std::vector<std::optional<BoundResult>>& bounds,
+                       const std::optional<ModelSpec>& baselines_model) {
+  if (std::none_of(model.devices.begin(), model.devices.end(),
+                   [](const auto& d) { return !d.cooling.empty(); }))
+    return {};
+  if (choice == FanBoundChoice::relaxed)
+    return "Bound: the fan relaxation (--fan-bound relaxed), as compare --bound --fan-bound "
+           "relaxed gives.";
+  if (!tight_fan_bound_applies(model))
+    return "Bound: the fan relaxation (the tight bound needs a model with one fan), as compare "
+           "--bound gives.";
+  // Each workload whose boxes were tightened (elsewhere the relaxation's
+  // limit never binds and the figure is the relaxation's, as compare's note
+  // says).
+  std::string each;
+  for (std::size_t w = 0; w < bounds.size(); ++w) {
+    if (!bounds[w] || !bounds[w]->fan_tight ||
+        bounds[w]->fan_tight->lps + bounds[w]->fan_tight->failed == 0)
+      continue;
+    const FanTightResult& t = *bounds[w]->fan_tight;
+    each += fmt::format("{}{} min({:.4f}, max({:.4f}, {:.4f}))", each.empty() ? "" : "; ", names[w],
+                        t.relaxed, t.floor, t.dual);
+  }
+  return fmt::format(
+      "Bound: the tight fan bound (--fan-bound tight), compare --bound's: min(relaxation, max(V, "
+      "dual)) with V {}{}{}.",
+      own_floor ? "the best kernel baseline's performance that holds the limit (0 where none)"
+      : baselines_model ? fmt::format("0 (the baselines run on model '{}', not on this one)",
+                                      baselines_model->name)
+                        : std::string("0"),
+      each.empty() ? "" : ": ", each);
 }
 
 int run_tune(TuneArgs a, const DataLookup& need_data) {
@@ -234,21 +276,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
     if (!gov) throw Failure("--baseline " + g + ": not a kernel governor");
     if (*gov != Governor::none) governors.push_back(*gov);
   }
-  // The bound first: its lowest peak skin is the floor of an infeasible
-  // workload's allowed skin (tune_targets.cpp).
-  TuneReportInputs report{model.name, names, {}, {}, model.skin_nodes};
-  for (const auto& w : workloads) {
-    if (a.no_bound) {
-      report.bounds.emplace_back(std::nullopt);
-      continue;
-    }
-    if (!a.quiet) std::cerr << "tune: the performance bound of " << w.name() << "\n";
-    BoundOptions bo;
-    bo.limit_c = s.limit_c;
-    auto b = compute_bound(model, w, bo);
-    if (auto* e = std::get_if<std::string>(&b)) throw Failure("bound: " + w.name() + ": " + *e);
-    report.bounds.emplace_back(std::get<BoundResult>(b));
-  }
+  TuneReportInputs report{model.name, names, {}, {}, model.skin_nodes, {}};
   for (const auto g : governors)
     report.baselines += (report.baselines.empty() ? "" : ", ") + std::string(to_string(g));
   if (baselines_model && !governors.empty())
@@ -257,8 +285,38 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
     std::cerr << "tune: the kernel baselines (" << report.baselines << ") on every workload\n";
   const ModelSpec& targets_model = baselines_model ? *baselines_model : model;
   const std::vector<Workload>& targets_workloads = baselines_model ? baseline_workloads : workloads;
-  s.targets = tune_targets(targets_model, targets_workloads, governors, KernelVersion::v6_1,
-                           report.bounds, s.limit_c, s.seed, a.threads);
+  s.targets = tune_targets(targets_model, targets_workloads, governors, KernelVersion::v6_1, {},
+                           s.limit_c, s.seed, a.threads);
+  // Then each workload's bound, compare --bound's: on a model with one fan
+  // the tight bound (unless --fan-bound relaxed), its floor V the best
+  // baseline that holds the limit, as compare's is the best run that does.
+  // V must be a performance reached on the bound's model: baselines run on
+  // --baselines-model (the device) do not give one, and V is then 0 (valid
+  // too, a little looser). Its lowest peak skin is the floor of an
+  // infeasible workload's allowed skin (tune_targets.cpp).
+  const bool tight = a.fan_bound == FanBoundChoice::tight && tight_fan_bound_applies(model);
+  const bool own_floor = tight && !baselines_model;
+  for (std::size_t w = 0; w < workloads.size() && !a.no_bound; ++w) {
+    BoundOptions bo;
+    bo.limit_c = s.limit_c;
+    if (tight)
+      bo.fan_tight =
+          BoundOptions::FanTight{own_floor ? s.targets[w].baseline_performance.value_or(0) : 0};
+    if (!a.quiet)
+      std::cerr << "tune: the performance bound of " << names[w]
+                << (tight ? fmt::format(" (the tight fan bound, floor V = {})", bo.fan_tight->floor)
+                          : std::string())
+                << "\n";
+    auto b = compute_bound(model, workloads[w], bo);
+    if (auto* e = std::get_if<std::string>(&b)) throw Failure("bound: " + names[w] + ": " + *e);
+    report.bounds.emplace_back(std::get<BoundResult>(b));
+  }
+  if (a.no_bound) report.bounds.assign(workloads.size(), std::nullopt);
+  apply_bounds(s.targets, report.bounds, s.limit_c);
+  report.bound_note =
+      a.no_bound ? std::string()
+                 : bound_note(model, a.fan_bound, own_floor, names, report.bounds, baselines_model);
+  if (!a.quiet && !report.bound_note.empty()) std::cerr << "tune: " << report.bound_note << "\n";
   const TuneJob job{&model, &workloads, &problem};
   const std::string run_id =
       identity(a, problem, model_path, a.workloads, policy_text, s, model.skin_nodes, names).dump();
@@ -359,7 +417,7 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     if (doc.value("version", 0) != kTuneShardVersion)
       throw Failure(fmt::format(
           "{}: tune shard format version {} (this coolhand-sim reads {}: the objective's "
-          "bound share is new); run its shards again with this build",
+          "bound share is of compare's bound, fan_bound); run its shards again with this build",
           files.front(), doc.value("version", json()).dump(), kTuneShardVersion));
     run = doc.at("run");
     TuneArgs a;
@@ -383,6 +441,12 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.local = run.at("local").get<std::size_t>();
     a.local_step = run.at("local_step").get<double>();
     a.no_bound = !run.at("bound").get<bool>();
+    const auto fan_bound = run.at("fan_bound").get<std::string>();
+    if (fan_bound != to_string(FanBoundChoice::tight) &&
+        fan_bound != to_string(FanBoundChoice::relaxed))
+      throw Failure(files.front() + ": fan_bound '" + fan_bound + "': not relaxed or tight");
+    a.fan_bound = fan_bound == to_string(FanBoundChoice::tight) ? FanBoundChoice::tight
+                                                                : FanBoundChoice::relaxed;
     a.from_shards = files;
     a.out = out;
     a.quiet = quiet;
@@ -463,8 +527,15 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
                   "shard files of this same run: merge them and finish (local stage, output)")
       ->excludes(shard_opt);
   cmd->add_option("--out,-o", a->out, "output directory")->capture_default_str();
-  cmd->add_flag("--no-bound", a->no_bound,
-                "leave the performance bound out of the header (saves an LP per workload)");
+  auto* no_bound =
+      cmd->add_flag("--no-bound", a->no_bound,
+                    "leave the performance bound out of the header (saves an LP per workload)");
+  add_fan_bound_option(*cmd, a->fan_bound,
+                       "the bound on a model with one fan, as compare --bound's: tight (the tight "
+                       "bound, its floor the best kernel baseline that holds the limit on the "
+                       "tuned model, 0 with --baselines-model; slower) or relaxed "
+                       "(docs/simulator.md)")
+      ->excludes(no_bound);
   cmd->add_flag("--quiet,-q", a->quiet, "no progress lines on stderr");
 
   run_in_callback(*cmd, "", [a, need_data] { return run_tune(*a, need_data); });

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "cmd_common.h"
+#include "cmd_fan_bound.h"
 #include "cmd_fit.h"
 #include "cmd_merge.h"
 #include "cmd_port.h"
@@ -148,9 +149,9 @@ struct BoundArgs {
   std::vector<std::string> fan_at;  // --fan-at S:LEVEL (BoundOptions::fan_schedule)
   std::optional<double> limit_c, step_s;
   bool quiet = false;
-  std::string fan_bound = "relaxed";  // --fan-bound relaxed|tight
-  std::optional<double> fan_floor;    // --fan-floor V (BoundOptions::FanTight)
-  int fan_rounds = 1;                 // --fan-rounds N
+  FanBoundChoice fan_bound = FanBoundChoice::relaxed;  // --fan-bound (cmd_fan_bound.h)
+  std::optional<double> fan_floor;                     // --fan-floor V (BoundOptions::FanTight)
+  int fan_rounds = 1;                                  // --fan-rounds N
 };
 
 int cmd_bound(const BoundArgs& a) {
@@ -177,7 +178,7 @@ int cmd_bound(const BoundArgs& a) {
     if (auto* e = std::get_if<std::string>(&hold)) throw Failure("--fan-at " + *e);
     opts.fan_schedule.push_back(std::get<BoundOptions::FanHold>(hold));
   }
-  if (a.fan_bound == "tight") {
+  if (a.fan_bound == FanBoundChoice::tight) {
     const double floor = a.fan_floor.value_or(0.0);
     if (!(floor >= 0) || floor > 1)
       throw Failure(fmt::format("--fan-floor {}: a performance in [0, 1]", floor));
@@ -217,7 +218,7 @@ struct CompareArgs {
   std::vector<std::string> workloads, policies, governors;
   std::uint64_t seed = 1;
   bool bound = false;
-  std::string fan_bound = "tight";  // --fan-bound relaxed|tight (FanBoundChoice)
+  FanBoundChoice fan_bound = FanBoundChoice::tight;  // --fan-bound (cmd_fan_bound.h)
 };
 
 int cmd_compare(CompareArgs a) {
@@ -239,8 +240,7 @@ int cmd_compare(CompareArgs a) {
   for (const auto& p : a.policies) choices.push_back({stem(p), std::nullopt, load_policy(p)});
   for (const auto& g : a.governors)
     choices.push_back({g, parse_governor(g), std::nullopt, parse_kernel(a.kernel)});
-  const auto fan_bound = a.fan_bound == "tight" ? FanBoundChoice::tight : FanBoundChoice::relaxed;
-  const auto bound = a.bound ? std::optional(fan_bound) : std::nullopt;
+  const auto bound = a.bound ? std::optional(a.fan_bound) : std::nullopt;
   if (!a.shard.empty()) {
     a.policies.resize(choices.size());  // governors have no policy file
     const auto progress = [](std::string_view line) { std::cerr << line << "\n"; };
@@ -308,12 +308,9 @@ int run_sim(int argc, char** argv) {
       compare_cmd->add_flag("--bound", ca.bound,
                             "also each workload's performance bound (as `bound`) and every "
                             "controller's fraction of it");
-  compare_cmd
-      ->add_option("--fan-bound", ca.fan_bound,
-                   "--bound on a model with one fan: tight (the tight bound with the best run "
-                   "that holds the limit as its floor; slower) or relaxed (docs/simulator.md)")
-      ->check(CLI::IsMember({"relaxed", "tight"}))
-      ->capture_default_str()
+  add_fan_bound_option(*compare_cmd, ca.fan_bound,
+                       "--bound on a model with one fan: tight (the tight bound with the best run "
+                       "that holds the limit as its floor; slower) or relaxed (docs/simulator.md)")
       ->needs(compare_bound);
   auto* compare_shard = compare_cmd->add_option(
       "--shard", ca.shard, "run only shard K of N (K/N) and write a shard file for `merge`");
@@ -351,12 +348,10 @@ int run_sim(int argc, char** argv) {
                    "figure then bounds only controllers whose fan follows that schedule (it "
                    "measures how loose the fan relaxation is)")
       ->excludes(bound_shard);
-  bound_cmd
-      ->add_option("--fan-bound", ba.fan_bound,
-                   "relaxed (default): fans at their strongest cooling, noise dropped; tight: "
-                   "a model with one fan, the per-level dual over state boxes tightened for "
-                   "the runs that deliver >= --fan-floor (slower; docs/simulator.md)")
-      ->check(CLI::IsMember({"relaxed", "tight"}))
+  add_fan_bound_option(*bound_cmd, ba.fan_bound,
+                       "relaxed (default): fans at their strongest cooling, noise dropped; tight: "
+                       "a model with one fan, the per-level dual over state boxes tightened for "
+                       "the runs that deliver >= --fan-floor (slower; docs/simulator.md)")
       ->excludes(bound_shard);
   bound_cmd->add_option("--fan-floor", ba.fan_floor,
                         "the tight fan bound's performance floor V: the bound is max(V, the "

@@ -166,6 +166,7 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
     lines.emplace_back(
         "(bound: the most performance any controller could deliver with max skin <= the limit "
         "itself; of_bound is above 1 only for a run over the limit, within the tolerance.)");
+  if (!report.bound_note.empty()) lines.push_back(report.bound_note);
   lines.emplace_back("Parameters (as written -> tuned, range):");
   for (std::size_t j = 0; j < problem.params.size(); ++j) {
     const auto& p = problem.params[j];

@@ -1,7 +1,7 @@
 // Tune shard files: one shard's share of the global stage, and the check
 // that a set of them is one whole run (docs/simulator.md, "Tuning on many
 // machines"). The file is JSON in the simulator's shard envelope:
-//   {"format": "coolhand-sim shard", "version": 3, "kind": "tune",
+//   {"format": "coolhand-sim shard", "version": 4, "kind": "tune",
 //    "run": {...the run's identity: input digests, parameters, settings...},
 //    "shard": {"index": K, "count": N},
 //    "body": {"candidates": G,
@@ -13,7 +13,9 @@
 // value (nlohmann's dump), so a merged run is the same as one machine's.
 // Version 1 (before each skin node's peak was kept) is refused: tune judges
 // each node against its own tolerance and cannot from the hottest alone;
-// version 2 (before the objective's bound-share term) too.
+// version 2 (before the objective's bound-share term) too, and version 3
+// (whose bound share on a model with one fan was of the relaxation, not of
+// compare's tight bound, and whose run does not say which).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -73,6 +75,20 @@ std::string shape_error(const TuneEval& e, const TuneEval& first) {
   return {};
 }
 
+// The run keys (model, seed, fan_bound, ...) whose values differ between
+// two runs' identities, "a, b": what a refused merge names.
+std::string differing_keys(const json& a, const json& b) {
+  std::set<std::string> keys;
+  for (const json* run : {&a, &b})
+    if (run->is_object())
+      for (const auto& item : run->items()) keys.insert(item.key());
+  std::string out;
+  for (const auto& k : keys)
+    if (!a.is_object() || !b.is_object() || !a.contains(k) || !b.contains(k) || a.at(k) != b.at(k))
+      out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
 }  // namespace
 
 std::string tune_shard_json(const std::string& identity, std::size_t shard_index,
@@ -107,14 +123,17 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
       if (doc.at("version") != kVersion)
         return fmt::format(
             "{}: tune shard format version {} (this coolhand-sim reads {}: the "
-            "objective's bound share is new); run its shards again with this build",
+            "objective's bound share is of compare's bound, fan_bound); run its shards again "
+            "with this build",
             name, doc.at("version").dump(), kVersion);
       const std::string this_run = doc.at("run").dump();
       if (f == 0) {
         run = this_run;
       } else if (this_run != run) {
-        return name + ": from another run than " + names.front() +
-               " (model, workloads, policy, parameters or settings differ)";
+        return fmt::format(
+            "{}: from another run than {} (model, workloads, policy, parameters or settings "
+            "differ: {})",
+            name, names.front(), differing_keys(doc.at("run"), json::parse(run)));
       }
       const auto k = doc.at("shard").at("index").get<std::size_t>();
       const auto n = doc.at("shard").at("count").get<std::size_t>();
@@ -158,7 +177,8 @@ std::variant<MergedTuneShards, std::string> merge_tune_shards(
                          *count, i);
   if (!identity.empty() && json::parse(identity).dump() != run)
     return "the shards are from another run than this command's (model, workloads, policy, "
-           "parameters or settings differ)";
+           "parameters or settings differ: " +
+           differing_keys(json::parse(run), json::parse(identity)) + ")";
   out.identity = run;
   return out;
 }

@@ -84,11 +84,6 @@ std::vector<TuneTarget> tune_targets(const ModelSpec& model, const std::vector<W
   std::vector<TuneTarget> out(nw);
   for (std::size_t w = 0; w < nw; ++w) {
     TuneTarget& t = out[w];
-    t.skin_floor_c = limit_c;
-    if (w < bounds.size() && bounds[w] && !bounds[w]->feasible)
-      t.skin_floor_c = std::max(limit_c, bounds[w]->lowest_peak_skin_c);
-    if (w < bounds.size() && bounds[w] && bounds[w]->feasible)
-      t.performance_bound = bounds[w]->performance_bound;
     for (std::size_t g = 0; g < ng; ++g) {
       if (governors[g] == Governor::none) continue;  // not a kernel baseline (compare.h)
       const Metrics& b = runs[w * ng + g];
@@ -102,7 +97,19 @@ std::vector<TuneTarget> tune_targets(const ModelSpec& model, const std::vector<W
       }
     }
   }
+  apply_bounds(out, bounds, limit_c);
   return out;
+}
+
+void apply_bounds(std::vector<TuneTarget>& targets,
+                  const std::vector<std::optional<BoundResult>>& bounds, double limit_c) {
+  for (std::size_t w = 0; w < targets.size(); ++w) {
+    TuneTarget& t = targets[w];
+    const BoundResult* b = w < bounds.size() && bounds[w] ? &*bounds[w] : nullptr;
+    t.skin_floor_c = b && !b->feasible ? std::max(limit_c, b->lowest_peak_skin_c) : limit_c;
+    t.performance_bound =
+        b && b->feasible ? std::optional<double>(b->performance_bound) : std::nullopt;
+  }
 }
 
 double skin_allowed_c(const TuneSettings& settings, std::size_t w, std::size_t n) {

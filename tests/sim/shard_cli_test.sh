@@ -114,7 +114,7 @@ run_err "--shard 0/3" \
 run_err "--shard 4/3" \
   "coolhand-sim: --shard '4/3': expected K/N, whole numbers with 1 <= K <= N <= 100000 (e.g. 2/4)" \
   "$sim" bound -w g5.csv --shard 4/3
-printf '{"format": "coolhand-sim shard", "version": 3, "kind": "tune", "run": {}, "shard": {"index": 1, "count": 1}, "body": {}}\n' >tune.json
+printf '{"format": "coolhand-sim shard", "version": 4, "kind": "tune", "run": {}, "shard": {"index": 1, "count": 1}, "body": {}}\n' >tune.json
 run_err "a tune shard without its run goes to tune's merge, which names the gap" \
   "coolhand-sim: tune.json: not a valid tune shard file: [json.exception.out_of_range.403] key 'model' not found" \
   "$sim" merge tune.json

@@ -101,7 +101,7 @@ expect_eq "--shard with --time-budget" \
   "1: coolhand-sim: --shard runs every candidate it owns: no --time-budget" \
   "$(run_err tune "${args[@]}" --shard 1/3 --time-budget 10 -o "$work/x")"
 expect_eq "--from-shards of another run" \
-  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: seed)" \
   "$(run_err tune "${args[@]}" --seed 2 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "the header names each skin node's tolerance" "1" \
@@ -113,11 +113,11 @@ expect_eq "--tolerance that is not a number" \
   "1: coolhand-sim: --tolerance 'back_skin=0.1C': expected °C (a number) or NODE=°C" \
   "$(run_err tune "${bl[@]}" --tolerance back_skin=0.1C -o "$work/x")"
 expect_eq "--from-shards with another node's tolerance" \
-  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: limit_margin_c, performance_bias, tolerance_c)" \
   "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
-sed 's/"version": 3/"version": 1/' "$work/shards/tune-shard-1-of-3.json" >"$work/old-shard.json"
+sed 's/"version": 4/"version": 1/' "$work/shards/tune-shard-1-of-3.json" >"$work/old-shard.json"
 expect_eq "merge of a version-1 tune shard" \
-  "1: coolhand-sim: $work/old-shard.json: tune shard format version 1 (this coolhand-sim reads 3: the objective's bound share is new); run its shards again with this build" \
+  "1: coolhand-sim: $work/old-shard.json: tune shard format version 1 (this coolhand-sim reads 4: the objective's bound share is of compare's bound, fan_bound); run its shards again with this build" \
   "$(run_err merge -q "$work/old-shard.json" -o "$work/x")"
 
 expect_eq "the header names the performance bias" \
@@ -141,7 +141,7 @@ expect_eq "--local-step outside (0, 1]" \
 expect_eq "the header names the local stage's first step" "1" \
   "$(grep -c "(NLopt COBYLA, first step 0.25 of each range, ended by: " "$work/one/policy.yaml")"
 expect_eq "--from-shards with another performance bias" \
-  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: performance_bias)" \
   "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0016 --limit-margin 0.05 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "the header names the limit margin" \
@@ -154,7 +154,7 @@ expect_eq "--limit-margin that is not a number" \
   "Could not convert: --limit-margin = 0.1C" \
   "$(run_err tune "${base[@]}" --limit-margin 0.1C -o "$work/x" | sed -n 's/^[1-9][0-9]*: //p')"
 expect_eq "--from-shards with another limit margin" \
-  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ)" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: limit_margin_c)" \
   "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0015 --limit-margin 0.04 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "--baselines-model that does not exist" \

@@ -218,8 +218,9 @@ TEST(TuneMarginTest, ShardFilesCarryEachNodesPeak) {
   auto old = merge_tune_shards({doc.dump()}, {"old.json"}, id);
   ASSERT_TRUE(std::holds_alternative<std::string>(old));
   EXPECT_EQ(std::get<std::string>(old),
-            "old.json: tune shard format version 1 (this coolhand-sim reads 3: the objective's "
-            "bound share is new); run its shards again with this build");
+            "old.json: tune shard format version 1 (this coolhand-sim reads 4: the objective's "
+            "bound share is of compare's bound, fan_bound); run its shards again with this "
+            "build");
   // Node peaks that do not match the workloads or each other are refused.
   doc = nlohmann::json::parse(file);
   doc["body"]["evaluations"][1]["node_max_skin_c"] = {{45.0}};

@@ -120,7 +120,7 @@ TEST(TuneTest, FindsBetterPointThanBadStartAndHoldsTheLimit) {
 std::string tuned_text(const TuneJob& job, const TuneSettings& s, const TuneOutcome& o) {
   return tuned_policy_text(
       job, s, o,
-      TuneReportInputs{"reference-umpc", {"gaming"}, {}, {}, {"front_skin", "back_skin"}});
+      TuneReportInputs{"reference-umpc", {"gaming"}, {}, {}, {"front_skin", "back_skin"}, {}});
 }
 
 TEST(TuneTest, ResultsDoNotDependOnTheThreadCount) {
@@ -171,7 +171,7 @@ TEST(TuneTest, ThreeShardsMergedEqualOneMachine) {
   auto other = merge_tune_shards(files, names, R"({"run": "other"})");
   EXPECT_EQ(std::get<std::string>(other),
             "the shards are from another run than this command's (model, workloads, policy, "
-            "parameters or settings differ)");
+            "parameters or settings differ: run)");
   auto garbage = merge_tune_shards({"{"}, {"x.json"}, id);
   EXPECT_NE(std::get<std::string>(garbage).find("x.json: not a valid tune shard file"),
             std::string::npos);

@@ -34,8 +34,10 @@
 // suite's mean performance less kBoundShortfallWeight x the sum over
 // workloads of max(0, kBoundShare x that workload's performance bound -
 // its judged performance), where the bound is the one the header reports
-// (BoundResult::performance_bound on the model tuned against; for a fan
-// model the relaxation, looser than compare's tight bound) and the judged
+// (BoundResult::performance_bound on the model tuned against; on a model
+// with one fan compare's: the tight fan bound, unless --fan-bound relaxed,
+// its floor the best kernel baseline that holds the limit on that model,
+// else 0; compare.h, FanBoundChoice) and the judged
 // performance the candidate's plus the workload's performance bias (below).
 // So the mean no longer buys one workload's fall below 0.97 of its bound
 // (issue 13's target (b)) with gains elsewhere unless they are
@@ -320,6 +322,12 @@ struct TuneOutcome {
     const std::vector<Governor>& governors, KernelVersion kernel,
     const std::vector<std::optional<BoundResult>>& bounds, double limit_c, std::uint64_t seed,
     unsigned threads);
+// Sets each target's bound parts (skin_floor_c and performance_bound) from
+// `bounds` (parallel; nullopt: the floor is the limit, no bound share), the
+// rest kept: tune computes a one-fan model's tight bound after the
+// baselines ran, with the best of them that holds the limit as its floor.
+void apply_bounds(std::vector<TuneTarget>& targets,
+                  const std::vector<std::optional<BoundResult>>& bounds, double limit_c);
 
 // `tune --tolerance` (repeatable): `T` sets every skin node's tolerance,
 // `NODE=T` one node's (which wins over a plain T); T in °C, a finite
@@ -352,6 +360,9 @@ struct TuneReportInputs {
   std::vector<std::optional<BoundResult>> bounds;
   std::string baselines;  // the kernel baselines run for the targets, e.g. "step_wise, bang_bang"
   std::vector<std::string> skin_nodes;  // the model's, parallel to the tolerances
+  // Which bound `bounds` are on a model with a fan (`tune --fan-bound`), a
+  // line of the header; empty on a fanless model (one bound, exact).
+  std::string bound_note;
 };
 [[nodiscard]] std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
                                             const TuneOutcome& outcome,
@@ -367,8 +378,10 @@ struct TuneReportInputs {
 // machines". Version 2 carries each skin node's peak per workload; a
 // version-1 file (without them) is refused with a message to re-run it.
 // Version 3 carries each evaluation's objective (the bound share's penalty
-// is new); an older file is refused the same way.
-inline constexpr int kTuneShardVersion = 3;
+// is new); version 4 names the bound that objective's share is of (run
+// "fan_bound": compare's tight fan bound is tune's default, where version 3
+// had the relaxation); an older file is refused the same way.
+inline constexpr int kTuneShardVersion = 4;
 
 // `identity` is the run's identity (inputs' digests and settings), equal in
 // every shard of one run; the text is the shard file.
