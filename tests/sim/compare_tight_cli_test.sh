@@ -24,35 +24,7 @@ failures=0
 # Everything but the lines that report wall time or name output paths.
 results() { grep -v -e ' s wall' -e '^wrote ' "$1"; }
 
-cat >fan1.yaml <<'YAML'
-name: fan1
-time_step_ms: 100
-ambient_c: 25
-skin: {nodes: [n], limit_c: 33}
-nodes: [{name: n, capacity_j_per_k: 10, to_ambient_w_per_k: 0.2, initial_c: 25}]
-devices:
-  - {name: cpu, power_w: [4, 2.5, 1], performance: [1, 0.7, 0.4], heat: [{node: n}]}
-  - name: fan
-    power_w: [0, 0.2, 0.6]
-    performance: [1, 0.9, 0.7]
-    cooling: [{node: n, to_ambient_w_per_k: [0, 0.1, 0.2]}]
-    default_demand: 1
-    weight: 0.5
-sensors:
-  - {name: t, node: n, quantum_c: 0.1, noise_c: 0.1, period_ms: 100}
-kernel_zones:
-  - name: z
-    sensor: t
-    polling_delay_ms: 1000
-    passive_delay_ms: 1000
-    trips:
-      - {name: warm, type: active, temp_c: 29, hyst_c: 1}
-      - {name: hot, type: passive, temp_c: 31, hyst_c: 1}
-      - {name: crit, type: critical, temp_c: 60}
-    cooling:
-      - {trip: warm, device: fan}
-      - {trip: hot, device: cpu}
-YAML
+cp "$here/data/fan1.yaml" fan1.yaml
 # hot: the limit binds (step_wise holds it, bang_bang and none do not);
 # cool: a 15 °C room, where the limit never binds.
 printf 'time_s,cpu,ambient_c\n0,1,25\n300,1,25\n' >hot.csv
