@@ -18,7 +18,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <thread>
 
 #include "cmd_fan_bound.h"
 #include "cmd_status.h"
@@ -26,6 +25,7 @@
 #include "coolhand/sim/output.h"
 #include "coolhand/sim/shard.h"
 #include "coolhand/sim/tune.h"
+#include "parallel.h"
 
 namespace coolhand::sim {
 
@@ -320,8 +320,7 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   const TuneJob job{&model, &workloads, &problem};
   const std::string run_id =
       identity(a, problem, model_path, a.workloads, policy_text, s, model.skin_nodes, names).dump();
-  const unsigned threads =
-      a.threads > 0 ? a.threads : std::max(1U, std::thread::hardware_concurrency());
+  const unsigned threads = worker_threads(a.threads);
   std::error_code ec;
   fs::create_directories(a.out, ec);
   if (ec) throw Failure("cannot create " + a.out + ": " + ec.message());

@@ -171,11 +171,9 @@ std::variant<CompareResult, std::string> run_compare(
         if (auto* e = std::get_if<std::string>(&made)) return c.label + ": " + *e;
         ctl = std::move(std::get<std::unique_ptr<Controller>>(made));
       }
-      ThermalModel m(w.start(model), seed);
-      Workload wl = w;
       RunOptions options;
       options.trace_max_rows = kPlotMaxPoints;
-      auto res = run(m, wl, *ctl, options);
+      auto res = run_from_start(model, w, *ctl, seed, options);
       r.steps += res.metrics.steps;
       Trace kept = overlay_trace(std::move(res.trace));
       row.push_back(CompareCell{std::move(res.metrics), std::move(kept)});

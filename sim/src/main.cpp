@@ -92,7 +92,7 @@ int cmd_run(const RunArgs& a) {
   const std::string model_path = a.model.empty() ? need_data(kReferenceModel) : a.model;
   const std::string workload_path = a.workload.empty() ? need_data(kReferenceWorkload) : a.workload;
   const ModelSpec spec = load_model(model_path);
-  Workload workload = load_workload(workload_path, spec);
+  const Workload workload = load_workload(workload_path, spec);
   std::unique_ptr<Controller> controller;
   std::optional<RunRecording> recording;
   std::optional<config::PolicyDocument> doc;
@@ -110,10 +110,9 @@ int cmd_run(const RunArgs& a) {
     if (auto* e = std::get_if<std::string>(&made)) throw Failure(policy_path + ": " + *e);
     controller = std::move(std::get<std::unique_ptr<Controller>>(made));
   }
-  ThermalModel model(workload.start(spec), a.seed);
   RunOptions opts;
   opts.record_trace = !a.no_trace;
-  const RunResult r = run(model, workload, *controller, opts);
+  const RunResult r = run_from_start(spec, workload, *controller, a.seed, opts);
   ensure_dir(a.out);
   const std::string dir = fs::path(a.out).string();
   if (!a.no_trace) {

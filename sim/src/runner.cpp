@@ -178,4 +178,11 @@ RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
   return result;
 }
 
+RunResult run_from_start(const ModelSpec& model, const Workload& workload, Controller& controller,
+                         std::uint64_t seed, const RunOptions& options) {
+  ThermalModel m(workload.start(model), seed);
+  Workload w = workload;
+  return run(m, w, controller, options);
+}
+
 }  // namespace coolhand::sim

@@ -2,7 +2,7 @@
 // stage (a seeded Halton sequence) and the local stage (NLopt's COBYLA with
 // one constraint per workload); see tune.h for the rules.
 //
-// Threads. Each task is one (candidate, workload) run: its own policy
+// Threads (parallel.h). Each task is one (candidate, workload) run: its own policy
 // controller, ThermalModel and Workload copy, writing only its own result
 // slot; the shared model, workloads and parsed policies are read-only. So
 // results are the same for any thread count, and the search (serial
@@ -12,43 +12,22 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <random>
-#include <thread>
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/tune.h"
+#include "parallel.h"
 
 namespace coolhand::sim {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-unsigned thread_count(const TuneSettings& s) {
-  if (s.threads > 0) return s.threads;
-  return std::max(1U, std::thread::hardware_concurrency());
-}
-
-// Runs fn(0..n-1) on `threads` threads, each index once.
-void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& fn) {
-  if (n == 0) return;
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++) fn(i);
-  };
-  const unsigned extra = static_cast<unsigned>(std::min<std::size_t>(threads, n)) - 1;
-  std::vector<std::thread> pool;
-  pool.reserve(extra);
-  for (unsigned t = 0; t < extra; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-}
 
 double elapsed_s(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -204,7 +183,7 @@ std::vector<TuneEval> evaluate_candidates(const TuneJob& job, const TuneSettings
   };
   std::vector<Run> runs(xs.size() * nw * ns);
   std::vector<std::string> run_errors(xs.size() * nw);
-  parallel_for(runs.size(), thread_count(settings), [&](std::size_t task) {
+  parallel_for(runs.size(), worker_threads(settings.threads), [&](std::size_t task) {
     const std::size_t c = task / (nw * ns), w = task / ns % nw, k = task % ns;
     if (!docs[c]) return;
     auto made = make_policy_controller(*job.model, *docs[c], "candidate");
@@ -261,7 +240,7 @@ GlobalStage run_global_stage(const TuneJob& job, const TuneSettings& settings,
     if (i % shard_count + 1 == shard_index) mine.push_back(i);
   // Batches of a few candidates per thread keep every core busy while the
   // time budget is checked between them.
-  const std::size_t batch = 4 * static_cast<std::size_t>(thread_count(settings));
+  const std::size_t batch = 4 * static_cast<std::size_t>(worker_threads(settings.threads));
   std::optional<TuneEval> best;
   std::size_t done = 0;
   for (std::size_t b = 0; b < mine.size(); b += batch) {

@@ -23,16 +23,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "coolhand/sim/runner.h"
 #include "coolhand/sim/tune.h"
+#include "parallel.h"
 
 namespace coolhand::sim {
 
@@ -63,23 +62,13 @@ std::vector<TuneTarget> tune_targets(const ModelSpec& model, const std::vector<W
                                      double limit_c, std::uint64_t seed, unsigned threads) {
   const std::size_t nw = workloads.size(), ng = governors.size();
   std::vector<Metrics> runs(nw * ng);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t task = next++; task < runs.size(); task = next++) {
-      const std::size_t w = task / ng, g = task % ng;
-      auto ctl = make_governor_controller(model, governors[g], kernel);
-      ThermalModel m(workloads[w].start(model), seed);
-      Workload wl = workloads[w];
-      RunOptions options;
-      options.record_trace = false;
-      runs[task] = run(m, wl, *ctl, options).metrics;
-    }
-  };
-  const unsigned n = std::max(1U, threads > 0 ? threads : std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(n, runs.size()); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  parallel_for(runs.size(), threads, [&](std::size_t task) {
+    const std::size_t w = task / ng, g = task % ng;
+    auto ctl = make_governor_controller(model, governors[g], kernel);
+    RunOptions options;
+    options.record_trace = false;
+    runs[task] = run_from_start(model, workloads[w], *ctl, seed, options).metrics;
+  });
 
   std::vector<TuneTarget> out(nw);
   for (std::size_t w = 0; w < nw; ++w) {

@@ -118,4 +118,14 @@ struct RunResult {
 [[nodiscard]] RunResult run(ThermalModel& model, Workload& workload, Controller& controller,
                             const RunOptions& options = {});
 
+// One run as `coolhand-sim run --seed SEED` makes it, and compare, tune's
+// baselines and the port chain's device check: `controller` on a fresh
+// ThermalModel of `model` at the workload's start state (Workload::start)
+// with sensor-noise seed `seed`, over a copy of `workload`. It changes
+// nothing it is given but `controller`, so runs with controllers of their
+// own may share the rest across threads.
+[[nodiscard]] RunResult run_from_start(const ModelSpec& model, const Workload& workload,
+                                       Controller& controller, std::uint64_t seed,
+                                       const RunOptions& options = {});
+
 }  // namespace coolhand::sim
