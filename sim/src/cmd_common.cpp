@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -48,13 +49,25 @@ ModelSpec load_model(const std::string& path) {
 }
 
 Workload load_workload(const std::string& path, const ModelSpec& model) {
+  return std::move(load_workload(path, {&model}).front());
+}
+
+std::vector<Workload> load_workload(const std::string& path,
+                                    const std::vector<const ModelSpec*>& models) {
   auto t = load_csv_file(path);
   if (auto* e = std::get_if<config::ConfigError>(&t)) throw std::runtime_error(e->to_string());
-  auto w = Workload::bind(std::get<CsvTable>(std::move(t)), model);
-  if (auto* e = std::get_if<config::ConfigError>(&w)) throw std::runtime_error(e->to_string());
-  for (const auto& warning : std::get<Workload>(w).warnings())
-    std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
-  return std::get<Workload>(std::move(w));
+  const auto& table = std::get<CsvTable>(t);
+  std::vector<Workload> out;
+  std::set<std::string> said;
+  for (const ModelSpec* model : models) {
+    auto w = Workload::bind(table, *model);
+    if (auto* e = std::get_if<config::ConfigError>(&w)) throw std::runtime_error(e->to_string());
+    for (const auto& warning : std::get<Workload>(w).warnings())
+      if (said.insert(warning.to_string()).second)
+        std::cerr << "coolhand-sim: " << warning.to_string() << "\n";
+    out.push_back(std::get<Workload>(std::move(w)));
+  }
+  return out;
 }
 
 config::PolicyDocument load_policy(const std::string& path) {

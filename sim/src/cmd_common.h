@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "coolhand/config/policy_file.h"
 #include "coolhand/sim/model.h"
@@ -27,6 +28,10 @@ inline constexpr const char* kReferencePolicy = "policies/reference-umpc.yaml";
 // The workload bound to `model`; its warnings go to stderr (once: each
 // file is loaded once per command).
 [[nodiscard]] Workload load_workload(const std::string& path, const ModelSpec& model);
+// The workload bound to each of `models`, in their order (the file read
+// once); a warning is printed once however many of the bindings give it.
+[[nodiscard]] std::vector<Workload> load_workload(const std::string& path,
+                                                  const std::vector<const ModelSpec*>& models);
 [[nodiscard]] config::PolicyDocument load_policy(const std::string& path);
 
 // Creates `dir` and its parents.

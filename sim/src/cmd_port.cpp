@@ -1,7 +1,8 @@
-// `coolhand-sim port inspect|lab|paste`: the port chain's YAML front end
-// (scripts/port-device.sh; docs/simulator.md, "The port chain"). It reads
-// and edits a device's model and policy through the project's parsers
-// (coolhand/sim/port_yaml.h), so the script parses no YAML itself:
+// `coolhand-sim port inspect|lab|paste|check`: the port chain's YAML front
+// end and its device check (scripts/port-device.sh; docs/simulator.md, "The
+// port chain"). It reads and edits a device's model and policy through the
+// project's parsers (coolhand/sim/port_yaml.h), so the script parses no YAML
+// itself, and runs the check's closed loops (coolhand/sim/port_check.h):
 //   inspect  prints what the chain needs, one fact a line:
 //              skin_nodes NODE...
 //              fir SENSOR INPUT,INPUT,...     (each fir sensor of the policy)
@@ -11,17 +12,24 @@
 //              tune_block yes|no
 //   lab      writes DIR/model.yaml and DIR/policy.yaml, the lab's copies
 //   paste    writes the policy with fitted estimators in place of sensors
+//   check    the device check's runs (port_check.h): writes DIR/peaks.txt and
+//            DIR/performance.txt, prints "limit C" (the device's skin limit)
 #include "cmd_port.h"
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 
+#include "cmd_common.h"
 #include "cmd_status.h"
 #include "coolhand/sim/output.h"
+#include "coolhand/sim/port_check.h"
 #include "coolhand/sim/port_yaml.h"
+#include "parallel.h"
 
 namespace coolhand::sim {
 
@@ -94,6 +102,73 @@ int paste(const std::string& policy_path, const std::string& estimators_path,
   return 0;
 }
 
+struct CheckArgs {
+  std::string model, fitted, policy, out;
+  std::vector<std::string> workloads;
+  std::uint64_t noise_seeds = 0, extra_seeds = 0, extra_seed0 = 1001;
+  unsigned threads = 0;
+};
+
+// Writes each (text, file name) into `dir` (created), or none: each goes to
+// a temporary file first, and only when every one is written are they
+// renamed.
+void write_all(const std::string& dir,
+               const std::vector<std::pair<std::string, std::string>>& files) {
+  namespace fs = std::filesystem;
+  ensure_dir(dir);
+  std::vector<fs::path> written;
+  std::string error;
+  for (const auto& [text, name] : files) {
+    const fs::path tmp = fs::path(dir) / fmt::format(".{}.tmp", name);
+    error = write_text(text, tmp.string());
+    if (!error.empty()) break;
+    written.push_back(tmp);
+  }
+  std::error_code ec;
+  if (error.empty())
+    for (std::size_t i = 0; i < files.size() && !ec; ++i)
+      fs::rename(written[i], fs::path(dir) / files[i].second, ec);
+  for (const auto& tmp : written) {
+    std::error_code gone;
+    fs::remove(tmp, gone);  // left over only on failure
+  }
+  if (ec) error = "cannot write into " + dir + ": " + ec.message();
+  if (!error.empty()) throw std::runtime_error(error);
+}
+
+int check(const CheckArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  const ModelSpec device = load_model(a.model);
+  const ModelSpec fitted = load_model(a.fitted);
+  std::vector<Workload> on_device, on_fitted;
+  for (const auto& path : a.workloads) {
+    auto both = load_workload(path, {&device, &fitted});
+    on_device.push_back(std::move(both[0]));
+    on_fitted.push_back(std::move(both[1]));
+  }
+  const config::PolicyDocument policy = load_policy(a.policy);
+  PortCheckJob job;
+  job.device = {&device, &on_device, a.model};
+  job.fitted = {&fitted, &on_fitted, a.fitted};
+  job.policy = &policy;
+  job.policy_name = stem(a.policy);
+  job.policy_file = a.policy;
+  job.noise_seeds = a.noise_seeds;
+  job.extra_seeds = a.extra_seeds;
+  job.extra_seed0 = a.extra_seed0;
+  job.threads = a.threads;
+  const PortCheckResult r = value_or_throw(run_port_check(job));
+  write_all(a.out, {{port_check_peaks_text(r), "peaks.txt"},
+                    {port_check_performance_text(r), "performance.txt"}});
+  std::cout << fmt::format(
+      "limit {:.4f}\nwrote {}/peaks.txt and {}/performance.txt: {} runs in {:.1f} s on {} "
+      "threads\n",
+      r.skin_limit_c, a.out, a.out, r.runs,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+      worker_threads(a.threads));
+  return 0;
+}
+
 }  // namespace
 
 void add_port_command(CLI::App& app) {
@@ -105,7 +180,7 @@ void add_port_command(CLI::App& app) {
   auto* port = app.add_subcommand(
       "port",
       "the port chain's reading and editing of a model and a policy (scripts/port-device.sh): "
-      "the user's YAML edited in place, comments and layout kept");
+      "the user's YAML edited in place, comments and layout kept; and its device check's runs");
   port->require_subcommand(1);
 
   auto* insp = port->add_subcommand(
@@ -138,6 +213,30 @@ void add_port_command(CLI::App& app) {
   pastec->add_option("--out,-o", a->out, "output policy YAML")->required();
   run_in_callback(
       *pastec, "port paste: ", [a] { return paste(a->policy, a->estimators, a->sensors, a->out); });
+
+  auto c = std::make_shared<CheckArgs>();
+  auto* checkc = port->add_subcommand(
+      "check",
+      "the device check's runs: POLICY on the device's model (seeds 1..K and the extra seeds) "
+      "and on the fitted model (seeds 1..K) over every workload, each as `run --seed S "
+      "--no-trace`, on every core; writes DIR/peaks.txt (WORKLOAD NODE FITTED DEVICE: each "
+      "model's highest peak of the node over its seeds) and DIR/performance.txt (WORKLOAD "
+      "FITTED DEVICE BIAS: each model's lowest performance over seeds 1..K, device - fitted), "
+      "lines sorted, and prints 'limit C', the device's skin limit; nothing written on error");
+  checkc->add_option("--model,-m", c->model, "the device's model YAML")->required();
+  checkc->add_option("--fitted", c->fitted, "the fitted model YAML")->required();
+  checkc->add_option("--policy,-p", c->policy, "policy YAML")->required();
+  checkc->add_option("--workload,-w", c->workloads, "workload CSV (repeatable)")->required();
+  checkc->add_option("--noise-seeds", c->noise_seeds, "K: seeds 1..K on both models (tune's)")
+      ->required();
+  checkc->add_option("--extra-seeds", c->extra_seeds, "more seeds on the device's model alone")
+      ->capture_default_str();
+  checkc->add_option("--extra-seed0", c->extra_seed0, "the first extra seed (above K)")
+      ->capture_default_str();
+  checkc->add_option("--threads,-j", c->threads,
+                     "threads (default: every core; results do not depend on it)");
+  checkc->add_option("--out,-o", c->out, "output directory (created)")->required();
+  run_in_callback(*checkc, "port check: ", [c] { return check(*c); });
 }
 
 }  // namespace coolhand::sim

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # coolhand-sim command-line input honesty (issue 12): an unknown subcommand
 # (of coolhand-sim or of port) is an error, a workload without ambient_c warns once, `port` names file,
-# line and column of bad YAML and edits flow style, and `compare -p`
-# without `-g` says the baseline targets were not checked. Exact messages.
+# line and column of bad YAML and edits flow style, `port check` refuses
+# what it cannot use and writes nothing, and `compare -p` without `-g`
+# says the baseline targets were not checked. Exact messages.
 # Usage: cli_test.sh <coolhand-sim> <sim data dir> <policy>
 set -euo pipefail
 
@@ -38,11 +39,11 @@ for args in "port bogus" "port bogus --help" "port"; do
   expect_eq "$args stdout" "" "$out"
   if [[ "$args" == "port" ]]; then
     expect_eq "$args stderr" \
-      "coolhand-sim: port: give a subcommand (one of: inspect, lab, paste; see coolhand-sim port --help)" \
+      "coolhand-sim: port: give a subcommand (one of: inspect, lab, paste, check; see coolhand-sim port --help)" \
       "$(cat "$work/err")"
   else
     expect_eq "$args stderr" \
-      "coolhand-sim: port: unknown subcommand 'bogus' (one of: inspect, lab, paste; see coolhand-sim port --help)" \
+      "coolhand-sim: port: unknown subcommand 'bogus' (one of: inspect, lab, paste, check; see coolhand-sim port --help)" \
       "$(cat "$work/err")"
   fi
 done
@@ -168,6 +169,45 @@ expect_eq "port lab, flow policy: its sensors" \
   "$(grep '^sensors:' "$work/policy.yaml")"
 expect_eq "port lab, flow policy: sampling added" \
   "sampling: {fine_granularity_c: 0.1, coarse_granularity_c: 0.1}" "$(tail -n 1 "$work/policy.yaml")"
+
+# `port check` (the port chain's device check): each input it cannot use is
+# one error naming the file (and line and column where the parser knows
+# them), exit 1, and nothing is written; a check of two seeds prints the
+# limit and writes one line per (workload, skin node) and per workload.
+tablet="$data/models/tablet-10.yaml"
+tpolicy="$data/policies/tablet-10.yaml"
+check_refuses() {  # what, expected stderr, port check's arguments...
+  local what=$1 want=$2 rc
+  shift 2
+  set +e
+  "$sim" port check "$@" -o "$work/chk" >"$work/chk.out" 2>"$work/chk.err"
+  rc=$?
+  set -e
+  expect_eq "port check, $what: exit status" 1 "$rc"
+  expect_eq "port check, $what: message" "$want" "$(cat "$work/chk.err")"
+  expect_eq "port check, $what: nothing written" "no" "$([[ -e $work/chk ]] && echo yes || echo no)"
+}
+check_refuses "bad policy" "coolhand-sim: port check: $work/bad.yaml:3:1: end of sequence flow not found" \
+  -m "$tablet" --fitted "$tablet" -p "$work/bad.yaml" -w "$work/two.csv" --noise-seeds 1
+check_refuses "missing fitted model" \
+  "coolhand-sim: port check: $work/none.yaml: cannot open: No such file or directory" \
+  -m "$tablet" --fitted "$work/none.yaml" -p "$tpolicy" -w "$work/two.csv" --noise-seeds 1
+check_refuses "workload without a device column" \
+  "coolhand-sim: port check: $work/no-charger.csv:1: no column for device 'charger' of model 'tablet-10' (give its demand in [0,1]; a column of 0 keeps it idle)" \
+  -m "$tablet" --fitted "$tablet" -p "$tpolicy" -w "$work/no-charger.csv" --noise-seeds 1
+check_refuses "policy of another device" \
+  "coolhand-sim: port check: $policy on $tablet: policy device 'gpu' has max_level 7 but the model's has 6 'tablet-10'" \
+  -m "$tablet" --fitted "$tablet" -p "$policy" -w "$work/two.csv" --noise-seeds 1
+check_refuses "extra seeds overlapping 1..K" \
+  "coolhand-sim: port check: the extra seeds from 2 overlap seeds 1..2: start them above 2" \
+  -m "$tablet" --fitted "$tablet" -p "$tpolicy" -w "$work/two.csv" --noise-seeds 2 --extra-seeds 1 --extra-seed0 2
+"$sim" port check -m "$tablet" --fitted "$tablet" -p "$tpolicy" -w "$work/two.csv" -w "$data/workloads/idle.csv" \
+  --noise-seeds 1 --extra-seeds 1 -j 2 -o "$work/chk" >"$work/chk.out"
+expect_eq "port check: the limit" "limit 41.0000" "$(head -n 1 "$work/chk.out")"
+expect_eq "port check: peaks.txt, one line per workload and skin node" \
+  "idle back_skin idle front_skin two back_skin two front_skin" "$(cut -d' ' -f1,2 "$work/chk/peaks.txt" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "port check: performance.txt, one line per workload, the same model twice" \
+  "idle +0.0000000000 two +0.0000000000" "$(cut -d' ' -f1,4 "$work/chk/performance.txt" | tr '\n' ' ' | sed 's/ $//')"
 
 if ((failures > 0)); then
   echo "$failures check(s) failed"

@@ -16,6 +16,10 @@ namespace coolhand::sim {
 // Returns an error message, or an empty string on success.
 [[nodiscard]] std::string write_trace_csv(const Trace& trace, const std::string& path);
 [[nodiscard]] std::string metrics_json(const Metrics& m);
+// A figure as metrics.json writes it (every one but `performance` and the
+// wall-clock fields): rounded to 4 decimals, so files stay readable and
+// stable. The port chain's device check judges the peaks as written here.
+[[nodiscard]] double metrics_rounded(double v);
 [[nodiscard]] std::string write_text(const std::string& text, const std::string& path);
 // Reads the whole file `path` (bytes as they are) into `text`; the error
 // names the file and why ("PATH: cannot open: No such file or directory").
