@@ -26,7 +26,8 @@
 #   5. device check (constraint-bias modifier adaptation, Marchetti,
 #      Chachuat and Bonvin, Ind. Eng. Chem. Res. 48 (2009) 6022-6033): the
 #      tuned policy runs on the TRUE model (a thermal-chamber check with the
-#      lab thermocouples) and on the fitted one over the tune's suite; each
+#      lab thermocouples) and on the fitted one over the tune's suite
+#      (`coolhand-sim port check`: every run on every core); each
 #      cover's bias, the largest (device peak - fitted peak) where that
 #      cover's peak is within 0.5 °C of its allowance, sets its tolerance
 #      to 0.5 - bias - 0.03 (at least 0); the limit's bias, the same over
@@ -81,7 +82,7 @@
 # OUTDIR/tune/policy.yaml is the chain's policy (with the device check, the
 # last checked one whose device peaks hold the limit + 0.5 °C, else the
 # last re-tune's; the first tune's is OUTDIR/tune/policy-before-check.yaml;
-# each round's runs, peaks.txt, performance.txt and re-tune under
+# each round's peaks.txt, performance.txt and re-tune under
 # OUTDIR/check/rN/).
 # Progress on stderr; any step that fails stops the script with its message.
 set -euo pipefail
@@ -417,44 +418,13 @@ summary_check=()
 # limit's bias moved (new, or up by more than SETTLE) or a workload's
 # performance bias fell by more than PSETTLE: the policy needs a re-tune.
 check() {
-  local r=$1 pol=$2 dir=$OUT/check/r$1 wl name s which m retune=1 line b w k
-  mkdir -p "$dir"
-  : >"$dir/runs.txt"
-  : >"$dir/performance-runs.txt"
-  for wl in "${tune_args[@]}"; do
-    [[ $wl == -w ]] && continue
-    name=$(basename "$wl" .csv)
-    for s in $(seq 1 "$NOISE_SEEDS") $(seq "$EXTRA_SEED0" $((EXTRA_SEED0 + EXTRA_SEEDS - 1))); do
-      for which in device fitted; do
-        m=$MODEL
-        if [[ $which == fitted ]]; then
-          ((s <= NOISE_SEEDS)) || continue  # the extra seeds: the device only
-          m=$OUT/fit/model.yaml
-        fi
-        "$SIM" run -m "$m" -p "$pol" -w "$wl" --seed "$s" --no-trace -o "$dir/$which-$name-$s" >/dev/null ||
-          die "device check: the policy does not run $name on the $which model"
-        # One pass: the limit and each skin node's peak into runs.txt, the
-        # performance (seeds 1..K) into performance-runs.txt.
-        awk -v w="$name" -v k="$which" -v perf="$dir/performance-runs.txt" -v own=$((s <= NOISE_SEEDS)) '
-          /"skin_limit_c"/ { gsub(/[",:]/, ""); print "limit", "-", k, $2 }
-          own && /^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2 >>perf }
-          /"max_skin_by_node_c"/ { b = 1; next }
-          b && /}/ { b = 0; next }
-          b { gsub(/[",:]/, ""); print w, $1, k, $2 }' "$dir/$which-$name-$s/metrics.json" >>"$dir/runs.txt"
-      done
-    done
-  done
-  # The worst peak of each (workload, node) on each model.
-  awk '$1 != "limit" { k = $1 " " $2; if ($3 == "device") { if (!(k in d) || $4 > d[k]) d[k] = $4 }
-                       else if (!(k in f) || $4 > f[k]) f[k] = $4 }
-       END { for (k in d) printf "%s %.4f %.4f\n", k, f[k], d[k] }' "$dir/runs.txt" | sort >"$dir/peaks.txt"
-  # The worst (lowest) performance of each workload on each model, and its
-  # bias (device - fitted).
-  awk '{ k = $1; if ($2 == "device") { if (!(k in d) || $3 < d[k]) d[k] = $3 }
-                 else if (!(k in f) || $3 < f[k]) f[k] = $3 }
-       END { for (k in d) printf "%s %.10f %.10f %+.10f\n", k, f[k], d[k], d[k] - f[k] }' \
-    "$dir/performance-runs.txt" | sort >"$dir/performance.txt"
-  [[ -s $dir/performance.txt ]] || die "device check: no performance in run's metrics.json"
+  local r=$1 pol=$2 dir=$OUT/check/r$1 retune=1 line b w k out
+  # The runs, each as `run --seed S --no-trace` makes it, on every core,
+  # and their worst per seed set (`coolhand-sim port check`): peaks.txt,
+  # performance.txt and the device's skin limit ("limit C").
+  out=$("$SIM" port check -m "$MODEL" --fitted "$OUT/fit/model.yaml" -p "$pol" "${tune_args[@]}" \
+    --noise-seeds "$NOISE_SEEDS" --extra-seeds "$EXTRA_SEEDS" --extra-seed0 "$EXTRA_SEED0" -o "$dir") ||
+    die "device check: the policy's runs failed (see above)"
   local pline="" pw pb pold
   while read -r pw _ _ pb; do  # workload, fitted, device, bias
     pold=${pbias[$pw]:-0}
@@ -463,8 +433,8 @@ check() {
     pline+="${pline:+, }$pw $(printf "%+.6f" "$pb")"
   done <"$dir/performance.txt"
   local limit
-  limit=$(awk '$1 == "limit" && $3 == "device" { print $4; exit }' "$dir/runs.txt")
-  [[ -n $limit ]] || die "device check: no skin_limit_c in run's metrics.json"
+  limit=$(sed -n 's/^limit //p' <<<"$out")
+  [[ -n $limit ]] || die "device check: port check printed no limit"
   round_holds[$r]=0
   awk -v a="$(awk -v l="$limit" -v x="$ALLOWED" 'BEGIN { print l + x }')" '$4 > a { over = 1 } END { exit over }' \
     "$dir/peaks.txt" && round_holds[$r]=1

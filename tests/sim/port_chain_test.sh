@@ -15,13 +15,17 @@
 #   - tune ran with the script's tolerance per skin node, 0.5 - 2 x that
 #     cover's thermocouple's held-out rms (the summary and the first tuned
 #     policy's header);
-#   - the device check's rounds, recomputed from their runs: the peaks it
-#     took from metrics.json (the device's over 16 seeds, the fitted
-#     model's over 4), each cover's bias and corrected tolerance and the
-#     limit's bias and margin as the summary prints them, each workload's performance bias and the
-#     lowest kept, and the chain's policy the last checked one whose device
-#     peaks hold the limit + 0.5 °C, with its re-tune's tolerances and
-#     biases in its header; --no-device-check leaves it out;
+#   - the device check's rounds (`coolhand-sim port check`), recomputed
+#     from runs of the test's own (`run --seed S --no-trace` of the round's
+#     policy): peaks.txt and performance.txt byte for byte (each cover's
+#     peak the device's worst over 16 seeds and the fitted model's over 4,
+#     each workload's performance the worst over seeds 1..4), one line per
+#     workload and cover and one per workload, each cover's bias and corrected
+#     tolerance and the limit's bias and margin as the summary prints them,
+#     the lowest performance bias kept, and the chain's policy the last
+#     checked one whose device peaks hold the limit + 0.5 °C, with its
+#     re-tune's tolerances and biases in its header; --no-device-check
+#     leaves it out;
 #   - the tuned policy holds its limit on the TRUE model: max skin <= limit
 #     + 0.5 °C on every workload of the suite.
 # And the exact messages of `fit --recording` for what cannot be mapped, and
@@ -83,35 +87,75 @@ header=$(header_of "$front" "$back")
 grep -qF "$header" "$OUT/tune/policy-before-check.yaml" ||
   fail "the first tune's policy's header does not name tune's tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy-before-check.yaml")"
 
-# The device check (scripts/port-device.sh, step 5), recomputed from its
-# runs: each round's peaks.txt holds, per workload and cover, the worst of
-# the metrics.json peaks over noise seeds 1..4 on each model; a cover's
+# The device check (scripts/port-device.sh, step 5), recomputed: each
+# round's peaks.txt holds, per workload and cover, the worst of the
+# metrics.json peaks over the noise seeds on each model (the device's
+# 1..4 and 1001..1012, the fitted model's 1..4), which the test's own runs
+# of the round's policy reproduce byte for byte; a cover's
 # bias is the largest device - fitted peak where either is within 0.5 °C of
 # its allowance (limit + its tolerance that round), the largest so far is
 # kept, and its tolerance becomes 0.5 - that - 0.03 (at least 0); the line
 # the summary prints says so. The chain's policy is the last re-tune's,
 # whose header names the last tolerances.
-limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$SRC/sim/data/models/tablet-10.yaml")
+DEVICE=$SRC/sim/data/models/tablet-10.yaml
+limit=$(awk '/^skin:/ { s = 1 } s && /limit_c:/ { print $2; exit }' "$DEVICE")
+SUITE_WL=(gaming gaming-charging gaming-hot)  # the suite, in `sort` order
+# The lines peaks.txt and performance.txt must have: one per workload and
+# skin node, one per workload (sorted as `sort` sorts them).
+want_pairs=$(for wl in "${SUITE_WL[@]}"; do for node in back_skin front_skin; do echo "$wl $node"; done; done)
+want_wls=$(printf '%s\n' "${SUITE_WL[@]}")
 rounds=$(find "$OUT/check" -mindepth 1 -maxdepth 1 -type d -name 'r*' | wc -l)
 ((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
 declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=() cpbias=() hdr_at=() pbw_at=() lm_at=()
 clbias=""
 for ((r = 1; r <= rounds; ++r)); do
   D=$OUT/check/r$r
-  # One workload's peaks against its runs' metrics.json.
-  # The device's peak: its worst over seeds 1..4 and 1001..1012; the
-  # fitted model's over 1..4.
-  back_of() { awk '/"max_skin_by_node_c"/ { b = 1; next } b && /}/ { exit } b && /"back_skin"/ { gsub(/[",]/, ""); print $2 }' "$1"; }
-  want=$(for s in 1 2 3 4 $(seq 1001 1012); do back_of "$D/device-gaming-hot-$s/metrics.json"; done | sort -g | tail -1)
-  got=$(awk '$1 == "gaming-hot" && $2 == "back_skin" { print $4 }' "$D/peaks.txt")
-  awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && (a - b) ^ 2 < 1e-8) }' ||
-    fail "check r$r: gaming-hot back_skin device peak '$got' in peaks.txt, the worst seed's metrics.json '$want'"
-  want=$(for s in 1 2 3 4; do back_of "$D/fitted-gaming-hot-$s/metrics.json"; done | sort -g | tail -1)
-  got=$(awk '$1 == "gaming-hot" && $2 == "back_skin" { print $3 }' "$D/peaks.txt")
-  awk -v a="$got" -v b="$want" 'BEGIN { exit !(a != "" && b != "" && (a - b) ^ 2 < 1e-8) }' ||
-    fail "check r$r: gaming-hot back_skin fitted peak '$got' in peaks.txt, the worst seed's metrics.json '$want'"
-  ((3 * (4 + 4 + 12) == $(find "$D" -mindepth 1 -maxdepth 1 -type d \( -name 'device-*' -o -name 'fitted-*' \) | wc -l))) ||
-    fail "check r$r: expected 3 workloads x (4 seeds x 2 models + 12 device-only seeds) of runs"
+  [[ $(cut -d' ' -f1,2 "$D/peaks.txt") == "$want_pairs" ]] ||
+    fail "check r$r: peaks.txt's lines are not one per workload and skin node: $(cut -d' ' -f1,2 "$D/peaks.txt" | tr '\n' ',')"
+  [[ $(cut -d' ' -f1 "$D/performance.txt") == "$want_wls" ]] ||
+    fail "check r$r: performance.txt's lines are not one per workload: $(cut -d' ' -f1 "$D/performance.txt" | tr '\n' ',')"
+  # The round's runs, made again here as the check makes each: the round's
+  # policy (round 1: the first tune's; round k: re-tune k-1's) with `run
+  # --seed S --no-trace`, every workload on the device with seeds 1..4 and
+  # 1001..1012 and on the fitted model with 1..4. From their metrics.json,
+  # each skin node's peak and (seeds 1..4) the performance, reduced to the
+  # worst of each (the highest peak, the lowest performance) and printed
+  # as peaks.txt and performance.txt: the files must be these bytes.
+  pol=$OUT/tune/policy-before-check.yaml
+  ((r == 1)) || pol=$OUT/check/r$((r - 1))/tune/policy.yaml
+  R=$TMP/runs-r$r
+  mkdir -p "$R"
+  : >"$R/peaks"
+  : >"$R/performance"
+  for wl in "${SUITE_WL[@]}"; do
+    for s in 1 2 3 4 $(seq 1001 1012); do
+      for model in device fitted; do
+        m=$DEVICE
+        if [[ $model == fitted ]]; then
+          ((s <= 4)) || continue
+          m=$OUT/fit/model.yaml
+        fi
+        "$SIM" run -m "$m" -p "$pol" -w "$W/$wl.csv" --seed "$s" --no-trace -o "$R/$model-$wl-$s" >/dev/null ||
+          fail "check r$r: run of $wl seed $s on the $model model failed"
+        awk -v w="$wl" -v k="$model" -v own=$((s <= 4)) -v perf="$R/performance" '
+          own && /^  "performance":/ { gsub(/[",:]/, ""); print w, k, $2 >>perf }
+          /"max_skin_by_node_c"/ { b = 1; next }
+          b && /}/ { b = 0; next }
+          b { gsub(/[",:]/, ""); print w, $1, k, $2 }' "$R/$model-$wl-$s/metrics.json" >>"$R/peaks"
+      done
+    done
+  done
+  want=$(awk '{ k = $1 " " $2; if ($3 == "device") { if (!(k in d) || $4 > d[k]) d[k] = $4 }
+                                else if (!(k in f) || $4 > f[k]) f[k] = $4 }
+              END { for (k in d) printf "%s %.4f %.4f\n", k, f[k], d[k] }' "$R/peaks" | LC_ALL=C sort)
+  [[ $(cat "$D/peaks.txt") == "$want" ]] ||
+    fail "check r$r: peaks.txt is not its runs' worst peaks: $(diff <(echo "$want") "$D/peaks.txt" | tr '\n' ' ')"
+  want=$(awk '{ if ($2 == "device") { if (!($1 in d) || $3 < d[$1]) d[$1] = $3 }
+                else if (!($1 in f) || $3 < f[$1]) f[$1] = $3 }
+              END { for (k in d) printf "%s %.10f %.10f %+.10f\n", k, f[k], d[k], d[k] - f[k] }' "$R/performance" |
+    LC_ALL=C sort)
+  [[ $(cat "$D/performance.txt") == "$want" ]] ||
+    fail "check r$r: performance.txt is not its runs' lowest performances: $(diff <(echo "$want") "$D/performance.txt" | tr '\n' ' ')"
   for node in front_skin back_skin; do
     read -r b wl < <(awk -v n="$node" -v a="$(awk -v l="$limit" -v t="${ctol[$node]}" 'BEGIN { print l + t }')" '
       $2 == n && ($3 >= a - 0.5 || $4 >= a - 0.5) { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 } }
@@ -147,13 +191,13 @@ for ((r = 1; r <= rounds; ++r)); do
   fi
   b=""
   # Each workload's performance bias: the lowest performance over seeds
-  # 1..4 on each model (the runs' metrics.json), device - fitted; the
-  # summary's line names each, and the kept one is the lowest so far.
+  # 1..4 on each model (the test's runs' metrics.json), device - fitted;
+  # the summary's line names each, and the kept one is the lowest so far.
   want=""
-  for wl in gaming gaming-charging gaming-hot; do
+  for wl in "${SUITE_WL[@]}"; do
     lowest() {
       for s in 1 2 3 4; do
-        awk '/^  "performance":/ { gsub(/[",]/, ""); print $2; exit }' "$D/$1-$wl-$s/metrics.json"
+        awk '/^  "performance":/ { gsub(/[",]/, ""); print $2; exit }' "$R/$1-$wl-$s/metrics.json"
       done | sort -g | head -1
     }
     d=$(lowest device) f=$(lowest fitted)
@@ -170,7 +214,7 @@ for ((r = 1; r <= rounds; ++r)); do
   # What a re-tune is given: a positive kept bias less 0.0001 (at least 0),
   # a negative one in full.
   kept=""
-  for wl in gaming gaming-charging gaming-hot; do kept+=" $wl $(used "${cpbias[$wl]}")"; done
+  for wl in "${SUITE_WL[@]}"; do kept+=" $wl $(used "${cpbias[$wl]}")"; done
   grep -qxF "  device check $r: kept performance bias (lowest so far; a positive one less 0.0001, at least 0):$kept" "$OUT/summary.txt" ||
     fail "summary: expected check $r's kept performance biases '$kept', got '$(grep -F "device check $r: kept performance" "$OUT/summary.txt")'"
   # What round r's re-tune (if any) was given, as its header names them:
