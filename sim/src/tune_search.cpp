@@ -90,10 +90,18 @@ std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& setting
       t.allowed_degree_seconds
           ? (e.degree_seconds[w] - *t.allowed_degree_seconds - kCompareSlack) / kDegreeSecondsPerC
           : kMet,
-      t.baseline_performance
-          ? (*t.baseline_performance - judged_performance(settings, e, w) - kCompareSlack) /
-                kPerformancePerC
-          : kMet};
+      t.baseline_performance ? performance_miss(settings, e, w) / kPerformancePerC : kMet};
+}
+
+double performance_miss(const TuneSettings& settings, const TuneEval& e, std::size_t w) {
+  const TuneTarget& t = settings.targets.at(w);
+  const double baseline = t.baseline_performance.value_or(0.0);
+  const double bias = w < settings.performance_bias.size() ? settings.performance_bias[w] : 0.0;
+  // Written so that an uncapped target's miss is bit for bit the one
+  // before the cap (baseline - (performance + bias)).
+  if (baseline - bias > kFullPerformance)
+    return kFullPerformance - e.performance.at(w) - kCompareSlack;
+  return baseline - judged_performance(settings, e, w) - kCompareSlack;
 }
 
 double judged_performance(const TuneSettings& settings, const TuneEval& e, std::size_t w) {

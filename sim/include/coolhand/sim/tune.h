@@ -143,8 +143,8 @@ struct TuneEval {
 // How far evaluation `e` misses workload w's target, each part <= 0 when
 // met: the largest over skin nodes n of node n's peak - (skin_floor_c +
 // tolerance of n) (°C; skin_allowed_c); (°C·s - allowed_degree_seconds -
-// kCompareSlack) / kDegreeSecondsPerC; (baseline_performance -
-// judged_performance - kCompareSlack) / kPerformancePerC. A part without a target is -1. Without
+// kCompareSlack) / kDegreeSecondsPerC; performance_miss / kPerformancePerC.
+// A part without a target is -1. Without
 // settings.targets the floor is the limit and the other parts are -1. These
 // are the local stage's constraints; their positive parts sum to violation_c.
 inline constexpr std::size_t kMissesPerWorkload = 3;
@@ -152,8 +152,18 @@ struct TuneSettings;
 [[nodiscard]] std::array<double, kMissesPerWorkload> target_misses(const TuneSettings& settings,
                                                                    const TuneEval& e,
                                                                    std::size_t w);
+// How far evaluation e's performance on workload w falls short of w's
+// baseline target (<= 0: met), kCompareSlack included: the baseline's
+// performance - (e's performance + w's performance bias), but never asking
+// the model for more than full performance (kFullPerformance): a negative
+// bias where the baseline delivers 1 (it never throttles: on-off, web)
+// would ask for more than any candidate delivers, a target no search can
+// meet and so one it trades away for any other miss; capped, it asks the
+// model not to throttle there at all. `settings.targets` must have w.
+[[nodiscard]] double performance_miss(const TuneSettings& settings, const TuneEval& e,
+                                      std::size_t w);
 // Evaluation e's performance on workload w plus w's performance bias: what
-// the baseline target and the bound share judge.
+// the bound share and an uncapped baseline target judge.
 [[nodiscard]] double judged_performance(const TuneSettings& settings, const TuneEval& e,
                                         std::size_t w);
 // max(0, kBoundShare x w's performance bound - judged_performance); 0
@@ -202,6 +212,9 @@ struct TuneTarget {
 // rank candidates that miss; a candidate that meets every target has 0.
 inline constexpr double kDegreeSecondsPerC = 60.0;
 inline constexpr double kPerformancePerC = 0.01;
+// A run's performance (delivered / demanded work) is at most this: every
+// device at full performance throughout.
+inline constexpr double kFullPerformance = 1.0;
 // The objective's share term: each workload's judged performance below
 // kBoundShare of its bound costs kBoundShortfallWeight per unit, on top of
 // the 1/nw it already weighs in the mean. 1: on the 11-workload suite a
