@@ -27,11 +27,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::istringstream words{std::string(first)};
   for (std::string w; words >> w && args.size() < 8;) args.push_back(w);
   const std::vector<std::string> nodes = {"front_skin", "back_skin"};
-  auto tol = parse_tolerances(args, nodes, 0.5);
-  if (const auto* t = std::get_if<std::vector<double>>(&tol)) {
-    if (t->size() != nodes.size()) __builtin_trap();
-    for (double v : *t)
+  const std::vector<std::string> workloads = {"gaming", "hot-car"};
+  auto tol = parse_tolerances(args, nodes, workloads, 0.5);
+  if (const auto* t = std::get_if<TuneTolerances>(&tol)) {
+    if (t->node_c.size() != nodes.size()) __builtin_trap();
+    for (double v : t->node_c)
       if (!std::isfinite(v)) __builtin_trap();
+    if (!t->workload_node_c.empty() && t->workload_node_c.size() != workloads.size())
+      __builtin_trap();
+    for (const auto& w : t->workload_node_c) {
+      if (w.size() != nodes.size()) __builtin_trap();
+      for (const auto& v : w)
+        if (v && !std::isfinite(*v)) __builtin_trap();
+    }
   } else if (std::get<std::string>(tol).rfind("--tolerance '", 0) != 0) {
     __builtin_trap();
   }

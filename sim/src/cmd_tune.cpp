@@ -50,7 +50,8 @@ struct TuneArgs {
   // as compare's targets (tune_targets.cpp); `none` alone: no baseline.
   std::vector<std::string> baselines{"step_wise", "bang_bang", "fair_share", "power_allocator"};
   std::optional<double> limit_c, time_budget_s;
-  // --tolerance T / NODE=T (parse_tolerances); none: compare's 0.5 on every node.
+  // --tolerance T / NODE=T / WORKLOAD:NODE=T (parse_tolerances); none: compare's 0.5 on
+  // every node.
   std::vector<std::string> tolerances;
   // --performance-bias WORKLOAD=D (parse_performance_biases); none: 0.
   std::vector<std::string> performance_biases;
@@ -97,6 +98,11 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
               const std::vector<std::string>& workload_names) {
   json tolerance = json::object();  // each skin node's, resolved
   for (std::size_t n = 0; n < skin_nodes.size(); ++n) tolerance[skin_nodes[n]] = s.tolerance_c[n];
+  json workload_tolerance = json::object();  // each workload's own, where given
+  for (std::size_t w = 0; w < s.workload_tolerance_c.size(); ++w)
+    for (std::size_t n = 0; n < skin_nodes.size(); ++n)
+      if (const auto& t = s.workload_tolerance_c[w][n])
+        workload_tolerance[workload_names[w]][skin_nodes[n]] = *t;
   json performance_bias = json::object();  // each workload's, where not 0
   for (std::size_t w = 0; w < workload_names.size(); ++w)
     if (s.performance_bias[w] != 0) performance_bias[workload_names[w]] = s.performance_bias[w];
@@ -126,6 +132,7 @@ json identity(const TuneArgs& a, const TuneProblem& problem, const std::string& 
   // Only where set, so that a run without it keeps the identity of a
   // version-4 shard written before the option (its shards still merge).
   if (s.limit_margin_c != 0) id["limit_margin_c"] = s.limit_margin_c;
+  if (!workload_tolerance.empty()) id["workload_tolerance_c"] = workload_tolerance;
   return id;
 }
 
@@ -249,9 +256,10 @@ int run_tune(TuneArgs a, const DataLookup& need_data) {
   if (a.noise_seeds == 0) throw Failure("--noise-seeds 0: a candidate needs a run");
   s.noise_seeds = a.noise_seeds;
   s.limit_c = a.limit_c.value_or(problem.policy_skin_limit_c.value_or(model.skin_limit_c));
-  auto tolerances = parse_tolerances(a.tolerances, model.skin_nodes, kOvershootAllowedC);
+  auto tolerances = parse_tolerances(a.tolerances, model.skin_nodes, names, kOvershootAllowedC);
   if (auto* e = std::get_if<std::string>(&tolerances)) throw Failure(*e);
-  s.tolerance_c = std::get<std::vector<double>>(tolerances);
+  s.tolerance_c = std::get<TuneTolerances>(tolerances).node_c;
+  s.workload_tolerance_c = std::get<TuneTolerances>(tolerances).workload_node_c;
   auto biases = parse_performance_biases(a.performance_biases, names);
   if (auto* e = std::get_if<std::string>(&biases)) throw Failure(*e);
   s.performance_bias = std::get<std::vector<double>>(biases);
@@ -432,6 +440,11 @@ int merge_tune_files(const std::vector<std::string>& files, const std::string& o
     a.limit_c = run.at("limit_c").get<double>();
     for (const auto& t : run.at("tolerance_c").items())
       a.tolerances.push_back(t.key() + "=" + json(t.value().get<double>()).dump());
+    if (const auto own = run.find("workload_tolerance_c"); own != run.end())
+      for (const auto& w : own->items())
+        for (const auto& t : w.value().items())
+          a.tolerances.push_back(w.key() + ":" + t.key() + "=" +
+                                 json(t.value().get<double>()).dump());
     a.limit_margin_c = run.value("limit_margin_c", 0.0);
     for (const auto& d : run.at("performance_bias").items())
       a.performance_biases.push_back(d.key() + "=" + json(d.value().get<double>()).dump());
@@ -474,11 +487,13 @@ void add_tune_command(CLI::App& app, const DataLookup& need_data) {
   cmd->add_option("--limit", a->limit_c,
                   "skin limit, °C (default: the policy's limits.skin_c, else the model's)");
   cmd->add_option("--tolerance", a->tolerances,
-                  "T or NODE=T (repeatable): °C over the limit (or the bound's floor) a skin "
-                  "node's peak may reach; T: every node's, NODE=T: that skin node's own (wins "
-                  "over T), each judged against its own peak (default: 0.5 on every node, as "
-                  "compare allows; scripts/port-device.sh gives each cover 0.5 - 2 x the fit's "
-                  "held-out rms on it)");
+                  "T, NODE=T or WORKLOAD:NODE=T (repeatable): °C over the limit (or the "
+                  "bound's floor) a skin node's peak may reach; T: every node's, NODE=T: that "
+                  "skin node's own (wins over T), WORKLOAD:NODE=T: that node's on that workload "
+                  "(its file's stem; wins over both), each judged against its own peak "
+                  "(default: 0.5 on every node, as compare allows; scripts/port-device.sh gives "
+                  "each cover 0.5 - 2 x the fit's held-out rms on it, then its device check "
+                  "each constraint it measured close to binding its own)");
   cmd->add_option("--performance-bias", a->performance_biases,
                   "WORKLOAD=D (repeatable): add D to the candidates' performance on WORKLOAD (its "
                   "file's stem) where it is judged against the baselines' target and the bound "

@@ -94,6 +94,16 @@ std::string tuned_policy_text(const TuneJob& job, const TuneSettings& settings,
         "°C·s counted from limit - {:.3f} °C on this model (--limit-margin: the device's measured "
         "excess near the limit plus a margin).",
         settings.limit_margin_c));
+  std::string own;
+  for (std::size_t w = 0; w < settings.workload_tolerance_c.size(); ++w)
+    for (std::size_t n = 0; n < settings.workload_tolerance_c[w].size(); ++n)
+      if (const auto& t = settings.workload_tolerance_c[w][n];
+          t && w < report.workload_names.size() && n < report.skin_nodes.size())
+        own += fmt::format("{}{} {} {:.3f}", own.empty() ? "" : ", ", report.workload_names[w],
+                           report.skin_nodes[n], *t);
+  if (!own.empty())
+    lines.push_back(fmt::format(
+        "Tolerance per workload (--tolerance WORKLOAD:NODE=T, winning over the above): {}.", own));
   std::string biases;
   for (std::size_t w = 0; w < settings.performance_bias.size(); ++w)
     if (settings.performance_bias[w] != 0 && w < report.workload_names.size())

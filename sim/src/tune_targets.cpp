@@ -104,38 +104,62 @@ void apply_bounds(std::vector<TuneTarget>& targets,
 double skin_allowed_c(const TuneSettings& settings, std::size_t w, std::size_t n) {
   const double floor_c =
       w < settings.targets.size() ? settings.targets[w].skin_floor_c : settings.limit_c;
+  if (w < settings.workload_tolerance_c.size() && n < settings.workload_tolerance_c[w].size() &&
+      settings.workload_tolerance_c[w][n])
+    return floor_c + *settings.workload_tolerance_c[w][n];
   const auto& tol = settings.tolerance_c;
   return floor_c + (tol.empty() ? 0.0 : tol[std::min(n, tol.size() - 1)]);
 }
 
-std::variant<std::vector<double>, std::string> parse_tolerances(
+std::variant<TuneTolerances, std::string> parse_tolerances(
     const std::vector<std::string>& args, const std::vector<std::string>& skin_nodes,
-    double fallback_c) {
+    const std::vector<std::string>& workload_names, double fallback_c) {
   std::optional<double> all;
   std::vector<std::optional<double>> own(skin_nodes.size());
+  std::vector<std::vector<std::optional<double>>> by_workload;
   for (const auto& arg : args) {
     const auto eq = arg.find('=');
     const auto parsed =
         tune_targets_detail::finite_number(eq == std::string::npos ? arg : arg.substr(eq + 1));
-    if (!parsed) return fmt::format("--tolerance '{}': expected °C (a number) or NODE=°C", arg);
+    if (!parsed)
+      return fmt::format("--tolerance '{}': expected °C (a number), NODE=°C or WORKLOAD:NODE=°C",
+                         arg);
     const double t = *parsed;
     if (eq == std::string::npos) {
       if (all) return fmt::format("--tolerance '{}': every node's tolerance given twice", arg);
       all = t;
       continue;
     }
-    const std::string node = arg.substr(0, eq);
+    const std::string key = arg.substr(0, eq);
+    const auto colon = key.find(':');
+    const std::string node = colon == std::string::npos ? key : key.substr(colon + 1);
     const auto it = std::find(skin_nodes.begin(), skin_nodes.end(), node);
     if (it == skin_nodes.end())
       return fmt::format("--tolerance '{}': no skin node '{}' in the model (its skin nodes: {})",
                          arg, node, tune_targets_detail::listed(skin_nodes));
-    auto& slot = own[static_cast<std::size_t>(it - skin_nodes.begin())];
-    if (slot) return fmt::format("--tolerance '{}': {}'s tolerance given twice", arg, node);
+    const auto n = static_cast<std::size_t>(it - skin_nodes.begin());
+    if (colon == std::string::npos) {
+      if (own[n]) return fmt::format("--tolerance '{}': {}'s tolerance given twice", arg, node);
+      own[n] = t;
+      continue;
+    }
+    const std::string workload = key.substr(0, colon);
+    const auto wt = std::find(workload_names.begin(), workload_names.end(), workload);
+    if (wt == workload_names.end())
+      return fmt::format("--tolerance '{}': no workload '{}' in the suite (its workloads: {})", arg,
+                         workload, tune_targets_detail::listed(workload_names));
+    if (by_workload.empty())
+      by_workload.assign(workload_names.size(),
+                         std::vector<std::optional<double>>(skin_nodes.size()));
+    auto& slot = by_workload[static_cast<std::size_t>(wt - workload_names.begin())][n];
+    if (slot)
+      return fmt::format("--tolerance '{}': {}'s tolerance on {} given twice", arg, node, workload);
     slot = t;
   }
-  std::vector<double> out;
-  out.reserve(own.size());
-  for (const auto& t : own) out.push_back(t.value_or(all.value_or(fallback_c)));
+  TuneTolerances out;
+  out.node_c.reserve(own.size());
+  for (const auto& t : own) out.node_c.push_back(t.value_or(all.value_or(fallback_c)));
+  out.workload_node_c = std::move(by_workload);
   return out;
 }
 

@@ -107,6 +107,7 @@ want_wls=$(printf '%s\n' "${SUITE_WL[@]}")
 rounds=$(find "$OUT/check" -mindepth 1 -maxdepth 1 -type d -name 'r*' | wc -l)
 ((rounds >= 1 && rounds <= 3)) || fail "expected 1 to 3 device-check rounds, got $rounds"
 declare -A ctol=([front_skin]=$front [back_skin]=$back) cbias=() cpbias=() hdr_at=() pbw_at=() lm_at=()
+declare -A wbias=() wtol=() wtol_at=()  # per constraint, WORKLOAD:NODE
 clbias=""
 for ((r = 1; r <= rounds; ++r)); do
   D=$OUT/check/r$r
@@ -156,6 +157,30 @@ for ((r = 1; r <= rounds; ++r)); do
     LC_ALL=C sort)
   [[ $(cat "$D/performance.txt") == "$want" ]] ||
     fail "check r$r: performance.txt is not its runs' lowest performances: $(diff <(echo "$want") "$D/performance.txt" | tr '\n' ' ')"
+  # Each constraint (workload, cover) within 0.5 °C of its allowance (the
+  # limit + its own tolerance, else its cover's), in peaks.txt's order:
+  # its device - fitted bias, the largest over the rounds kept, and its own
+  # tolerance 0.5 - that - 0.03, as the summary's line says; the re-tune
+  # after the round gets them (--tolerance WORKLOAD:NODE=T).
+  cwant=""
+  while read -r w n f d; do
+    a=$(awk -v l="$limit" -v t="${wtol[$w:$n]:-${ctol[$n]}}" 'BEGIN { print l + t }')
+    awk -v f="$f" -v d="$d" -v a="$a" 'BEGIN { exit !(f >= a - 0.5 || d >= a - 0.5) }' || continue
+    b=$(awk -v f="$f" -v d="$d" 'BEGIN { printf "%.4f", d - f }')
+    if [[ -z ${wbias[$w:$n]:-} ]] || awk -v b="$b" -v o="${wbias[$w:$n]}" 'BEGIN { exit !(b > o) }'; then wbias[$w:$n]=$b; fi
+    wtol[$w:$n]=$(awk -v b="${wbias[$w:$n]}" 'BEGIN { t = 0.5 - b - 0.03; printf "%.3f", (t > 0 ? t : 0) }')
+    cwant+="${cwant:+, }$w $n $(printf '%+.3f' "$b") -> ${wtol[$w:$n]}"
+  done <"$D/peaks.txt"
+  b=""
+  grep -qxF "  device check $r: each constraint within 0.5 °C of its allowance, its bias -> its own tolerance: ${cwant:-none}" "$OUT/summary.txt" ||
+    fail "summary: expected check $r's constraints '${cwant:-none}', got '$(grep -F "device check $r: each constraint" "$OUT/summary.txt")'"
+  # As tune's header lists them: the suite's order, then the skin nodes'.
+  wtol_at[$r]=""
+  for wl in gaming gaming-hot gaming-charging; do
+    for node in front_skin back_skin; do
+      [[ -z ${wtol[$wl:$node]:-} ]] || wtol_at[$r]+="${wtol_at[$r]:+, }$wl $node ${wtol[$wl:$node]}"
+    done
+  done
   for node in front_skin back_skin; do
     read -r b wl < <(awk -v n="$node" -v a="$(awk -v l="$limit" -v t="${ctol[$node]}" 'BEGIN { print l + t }')" '
       $2 == n && ($3 >= a - 0.5 || $4 >= a - 0.5) { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 } }
@@ -245,6 +270,11 @@ if ((keep > 1)); then
   header=${hdr_at[$((keep - 1))]}
   grep -qF "$header" "$OUT/tune/policy.yaml" ||
     fail "the chain's policy's header does not name the corrected tolerances '$header': $(grep -m1 -o '+ tolerance [^;]*' "$OUT/tune/policy.yaml")"
+  want=${wtol_at[$((keep - 1))]}
+  if [[ -n $want ]]; then
+    grep -qxF "# tune: Tolerance per workload (--tolerance WORKLOAD:NODE=T, winning over the above): $want." "$OUT/tune/policy.yaml" ||
+      fail "the chain's policy's header does not name each constraint's tolerance '$want': $(grep -F 'Tolerance per workload' "$OUT/tune/policy.yaml")"
+  fi
   want=${lm_at[$((keep - 1))]:-}
   if [[ -n $want ]]; then
     grep -qxF "# tune: °C·s counted from limit - $want °C on this model (--limit-margin: the device's measured excess near the limit plus a margin)." "$OUT/tune/policy.yaml" ||

@@ -31,11 +31,11 @@ same_files() {  # what, dir a, dir b
 base=(-p "$policy" -w "$data/workloads/gaming.csv" -w "$data/workloads/hot-start.csv"
   --param controllers.skin_pid_cpu.setpoint_c=-1..0 --param controllers.skin_pid_cpu.kp=0.2..2
   --no-bound -q)
-# A tolerance per skin node, a workload's performance bias and a limit
-# margin: the shards' run identity carries each, from which `merge` runs
-# the same command.
+# A tolerance per skin node and one workload's own, a workload's
+# performance bias and a limit margin: the shards' run identity carries
+# each, from which `merge` runs the same command.
 args=("${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2
-  --performance-bias hot-start=-0.0015 --limit-margin 0.05)
+  --tolerance hot-start:back_skin=0.25 --performance-bias hot-start=-0.0015 --limit-margin 0.05)
 
 "$sim" tune "${args[@]}" -o "$work/one" >/dev/null
 for k in 1 2 3; do "$sim" tune "${args[@]}" --shard "$k/3" -o "$work/shards" >/dev/null; done
@@ -109,11 +109,16 @@ expect_eq "the header names each skin node's tolerance" "1" \
 expect_eq "--tolerance for a node the model lacks" \
   "1: coolhand-sim: --tolerance 'side_skin=0.1': no skin node 'side_skin' in the model (its skin nodes: front_skin, back_skin)" \
   "$(run_err tune "${bl[@]}" --tolerance side_skin=0.1 -o "$work/x")"
+expect_eq "the header names each workload's own tolerance" "1" \
+  "$(grep -cxF "# tune: Tolerance per workload (--tolerance WORKLOAD:NODE=T, winning over the above): hot-start back_skin 0.250." "$work/one/policy.yaml")"
 expect_eq "--tolerance that is not a number" \
-  "1: coolhand-sim: --tolerance 'back_skin=0.1C': expected °C (a number) or NODE=°C" \
+  "1: coolhand-sim: --tolerance 'back_skin=0.1C': expected °C (a number), NODE=°C or WORKLOAD:NODE=°C" \
   "$(run_err tune "${bl[@]}" --tolerance back_skin=0.1C -o "$work/x")"
+expect_eq "--tolerance for a workload not in the suite" \
+  "1: coolhand-sim: --tolerance 'web:back_skin=0.1': no workload 'web' in the suite (its workloads: gaming, hot-start)" \
+  "$(run_err tune "${base[@]}" --tolerance web:back_skin=0.1 -o "$work/x")"
 expect_eq "--from-shards with another node's tolerance" \
-  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: limit_margin_c, performance_bias, tolerance_c)" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: limit_margin_c, performance_bias, tolerance_c, workload_tolerance_c)" \
   "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 sed 's/"version": 4/"version": 1/' "$work/shards/tune-shard-1-of-3.json" >"$work/old-shard.json"
 expect_eq "merge of a version-1 tune shard" \
@@ -142,7 +147,7 @@ expect_eq "the header names the local stage's first step" "1" \
   "$(grep -c "(NLopt COBYLA, first step 0.25 of each range, ended by: " "$work/one/policy.yaml")"
 expect_eq "--from-shards with another performance bias" \
   "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: performance_bias)" \
-  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0016 --limit-margin 0.05 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --tolerance hot-start:back_skin=0.25 --performance-bias hot-start=-0.0016 --limit-margin 0.05 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "the header names the limit margin" \
   "# tune: °C·s counted from limit - 0.050 °C on this model (--limit-margin: the device's measured excess near the limit plus a margin)." \
@@ -153,9 +158,12 @@ expect_eq "--limit-margin out of range" \
 expect_eq "--limit-margin that is not a number" \
   "Could not convert: --limit-margin = 0.1C" \
   "$(run_err tune "${base[@]}" --limit-margin 0.1C -o "$work/x" | sed -n 's/^[1-9][0-9]*: //p')"
+expect_eq "--from-shards with another workload's own tolerance" \
+  "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: workload_tolerance_c)" \
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --tolerance hot-start:back_skin=0.26 --performance-bias hot-start=-0.0015 --limit-margin 0.05 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 expect_eq "--from-shards with another limit margin" \
   "1: coolhand-sim: the shards are from another run than this command's (model, workloads, policy, parameters or settings differ: limit_margin_c)" \
-  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --performance-bias hot-start=-0.0015 --limit-margin 0.04 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
+  "$(run_err tune "${base[@]}" --global 9 --local 6 --tolerance 0.3 --tolerance back_skin=0.2 --tolerance hot-start:back_skin=0.25 --performance-bias hot-start=-0.0015 --limit-margin 0.04 --from-shards "$work"/shards/tune-shard-{1,2,3}-of-3.json -o "$work/x")"
 
 expect_eq "--baselines-model that does not exist" \
   "1: coolhand-sim: $work/none.yaml: cannot open: No such file or directory" \

@@ -163,16 +163,18 @@ TEST(TuneMarginTest, LimitMarginCountsDegreeSecondsFromBelowTheLimit) {
 
 TEST(TuneMarginTest, ToleranceArgumentsResolvePerNode) {
   const std::vector<std::string> nodes = {"front_skin", "back_skin"};
+  const std::vector<std::string> workloads = {"gaming", "hot-car"};
   const auto ok = [&](const std::vector<std::string>& args) {
-    auto r = parse_tolerances(args, nodes, 0.5);
+    auto r = parse_tolerances(args, nodes, workloads, 0.5);
     if (auto* e = std::get_if<std::string>(&r)) {
       ADD_FAILURE() << *e;
       return std::vector<double>{};
     }
-    return std::get<std::vector<double>>(r);
+    EXPECT_TRUE(std::get<TuneTolerances>(r).workload_node_c.empty());
+    return std::get<TuneTolerances>(r).node_c;
   };
   const auto err = [&](const std::vector<std::string>& args) {
-    auto r = parse_tolerances(args, nodes, 0.5);
+    auto r = parse_tolerances(args, nodes, workloads, 0.5);
     return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : "no error";
   };
   EXPECT_EQ(ok({}), (std::vector<double>{0.5, 0.5}));
@@ -192,8 +194,62 @@ TEST(TuneMarginTest, ToleranceArgumentsResolvePerNode) {
               "--tolerance '" + bad + "': " +
                   (bad == "=0.1" ? "no skin node '' in the model (its skin nodes: front_skin, "
                                    "back_skin)"
-                                 : "expected °C (a number) or NODE=°C"))
+                                 : "expected °C (a number), NODE=°C or WORKLOAD:NODE=°C"))
         << bad;
+}
+
+// `--tolerance WORKLOAD:NODE=T`: one constraint's own tolerance (the port
+// chain's device check gives each constraint it measured close to binding
+// its own), winning on that workload over NODE=T and T, nowhere else.
+TEST(TuneMarginTest, AWorkloadsOwnToleranceWinsThereOnly) {
+  const std::vector<std::string> nodes = {"front_skin", "back_skin"};
+  const std::vector<std::string> workloads = {"gaming-hot", "hot-car"};
+  auto r = parse_tolerances({"back_skin=0.404", "hot-car:back_skin=0.551", "0.3"}, nodes, workloads,
+                            0.5);
+  ASSERT_TRUE(std::holds_alternative<TuneTolerances>(r)) << std::get<std::string>(r);
+  const auto& t = std::get<TuneTolerances>(r);
+  EXPECT_EQ(t.node_c, (std::vector<double>{0.3, 0.404}));
+  ASSERT_EQ(t.workload_node_c.size(), 2U);
+  EXPECT_FALSE(t.workload_node_c[0][0] || t.workload_node_c[0][1] || t.workload_node_c[1][0]);
+  ASSERT_TRUE(t.workload_node_c[1][1]);
+  EXPECT_DOUBLE_EQ(*t.workload_node_c[1][1], 0.551);
+
+  TuneSettings s;
+  s.limit_c = 45.0;
+  s.tolerance_c = t.node_c;
+  s.workload_tolerance_c = t.workload_node_c;
+  s.targets.assign(2, TuneTarget{45.0, std::nullopt, std::nullopt, "", std::nullopt});
+  EXPECT_DOUBLE_EQ(skin_allowed_c(s, 0, 1), 45.404);  // gaming-hot's back: the node's
+  EXPECT_DOUBLE_EQ(skin_allowed_c(s, 1, 1), 45.551);  // hot-car's back: its own
+  EXPECT_DOUBLE_EQ(skin_allowed_c(s, 1, 0), 45.3);    // hot-car's front: the plain T
+  // A back at 45.47 on both workloads fails gaming-hot's allowance and
+  // passes hot-car's.
+  TuneEval both = eval_with(44.0, 45.47);
+  both.max_skin_c.push_back(45.47);
+  both.node_max_skin_c.push_back({44.0, 45.47});
+  both.performance.push_back(0.95);
+  both.degree_seconds.push_back(0.0);
+  EXPECT_NEAR(target_misses(s, both, 0)[0], 45.47 - 45.404, 1e-12);
+  EXPECT_NEAR(target_misses(s, both, 1)[0], 45.47 - 45.551, 1e-12);
+
+  const auto err = [&](const std::vector<std::string>& args) {
+    auto e = parse_tolerances(args, nodes, workloads, 0.5);
+    return std::holds_alternative<std::string>(e) ? std::get<std::string>(e) : "no error";
+  };
+  EXPECT_EQ(err({"web:back_skin=0.1"}),
+            "--tolerance 'web:back_skin=0.1': no workload 'web' in the suite (its workloads: "
+            "gaming-hot, hot-car)");
+  EXPECT_EQ(err({"hot-car:side_skin=0.1"}),
+            "--tolerance 'hot-car:side_skin=0.1': no skin node 'side_skin' in the model (its skin "
+            "nodes: front_skin, back_skin)");
+  EXPECT_EQ(err({"hot-car:back_skin=0.1", "hot-car:back_skin=0.2"}),
+            "--tolerance 'hot-car:back_skin=0.2': back_skin's tolerance on hot-car given twice");
+  EXPECT_EQ(err({"hot-car:back_skin=x"}),
+            "--tolerance 'hot-car:back_skin=x': expected °C (a number), NODE=°C or "
+            "WORKLOAD:NODE=°C");
+  EXPECT_EQ(err({":back_skin=0.1"}),
+            "--tolerance ':back_skin=0.1': no workload '' in the suite (its workloads: "
+            "gaming-hot, hot-car)");
 }
 
 TEST(TuneMarginTest, ShardFilesCarryEachNodesPeak) {

@@ -240,6 +240,14 @@ struct TuneSettings {
   // compare's kOvershootAllowedC). The port chain gives each cover 0.5 less
   // twice the fit's held-out error on it (scripts/port-device.sh).
   std::vector<double> tolerance_c{0.5};
+  // Per workload and skin node (empty, or parallel to the workloads, each
+  // parallel to the skin nodes): that workload's own tolerance for that
+  // node where set, winning over tolerance_c (`--tolerance
+  // WORKLOAD:NODE=T`). The port chain's device check sets one for each
+  // constraint it measured close to binding, from that constraint's own
+  // device - model bias (constraint-bias modifiers, one per constraint:
+  // scripts/port-device.sh).
+  std::vector<std::vector<std::optional<double>>> workload_tolerance_c;
   // Per workload (parallel to the workloads); empty: the allowed skin is
   // limit + tolerance everywhere and there is no baseline to meet.
   std::vector<TuneTarget> targets;
@@ -343,14 +351,21 @@ void apply_bounds(std::vector<TuneTarget>& targets,
                   const std::vector<std::optional<BoundResult>>& bounds, double limit_c);
 
 // `tune --tolerance` (repeatable): `T` sets every skin node's tolerance,
-// `NODE=T` one node's (which wins over a plain T); T in °C, a finite
-// number. Returns one tolerance per skin node of `skin_nodes` (nodes not
-// named: the plain T, else `fallback_c`), or an error naming the argument:
-// an unknown node (with the model's skin nodes), a node or plain T given
-// twice, a T that is not a number.
-[[nodiscard]] std::variant<std::vector<double>, std::string> parse_tolerances(
+// `NODE=T` one node's (which wins over a plain T), `WORKLOAD:NODE=T` that
+// node's on one workload (its file's stem; wins over both there); T in °C,
+// a finite number. Returns one tolerance per skin node of `skin_nodes`
+// (nodes not named: the plain T, else `fallback_c`) and the per-workload
+// ones (TuneSettings::workload_tolerance_c; empty when none is given), or
+// an error naming the argument: an unknown node (with the model's skin
+// nodes) or workload (with the suite's), a node, workload's node or plain T
+// given twice, a T that is not a number.
+struct TuneTolerances {
+  std::vector<double> node_c;
+  std::vector<std::vector<std::optional<double>>> workload_node_c;
+};
+[[nodiscard]] std::variant<TuneTolerances, std::string> parse_tolerances(
     const std::vector<std::string>& args, const std::vector<std::string>& skin_nodes,
-    double fallback_c);
+    const std::vector<std::string>& workload_names, double fallback_c);
 
 // `tune --performance-bias WORKLOAD=D` (repeatable): workload WORKLOAD's
 // performance bias (a number, e.g. -0.0012), WORKLOAD as the workload's name
