@@ -3,7 +3,8 @@
 # /vm-guest-lib.sh by tests/vm-lib.sh's vm_initramfs_base and sourced, not
 # run, by busybox sh. Nothing here is bash.
 #
-# vm_guest_start NAME: PATH, /proc, /sys, /dev and a tmpfs /tmp; kernel
+# vm_guest_start NAME: the line "COOLHAND-VM-INIT: NAME" on the console;
+#       PATH, /proc, /sys, /dev and a tmpfs /tmp; kernel
 #       messages off the console (they would interleave with the results);
 #       the kernel log started afresh (boot messages are not ours to judge)
 #       with a positive-control line, $DMESG_MARK, planted in it, so an
@@ -25,6 +26,9 @@
 #       off. A guest that panics or hangs produces neither.
 
 vm_guest_start() {
+	# First, so that the host can tell a guest kernel that crashed before
+	# /init from a failure of ours (tests/vm-lib.sh, vm_boot).
+	echo "COOLHAND-VM-INIT: $1"
 	export PATH=/bin:/sbin
 	mount -t proc proc /proc
 	mount -t sysfs sysfs /sys
