@@ -169,15 +169,23 @@ done
 # never acts on it), so that the recording carries a reference skin
 # channel; its event windows at 0.1 °C everywhere, so every sensor reports
 # each 0.1 °C it moves. The copies are MODEL and POLICY edited in place.
-"$SIM" port lab -m "$MODEL" -p "$POLICY" -o "$OUT/lab" >/dev/null || die "cannot make the lab copies"
+# The lab policy also steps each device's levels during the excitation
+# (profiles excite-N, switched as coolhandctl would: OUT/lab/excitation.args),
+# so the fit sees every level's heat, not only the levels the policy uses at
+# 25 °C (docs/simulator.md, "Learning a device").
+"$SIM" port lab -m "$MODEL" -p "$POLICY" -o "$OUT/lab" --excitation "$EXCITATION" >/dev/null ||
+  die "cannot make the lab copies"
+mapfile -t excite_args <"$OUT/lab/excitation.args"
 
 # --- 1. Recordings from the true model.
 say "1/6 recording $(( ${#USE[@]} + 1 )) workload(s) on the true model $(basename "$MODEL")"
 fit_args=()
 for wl in "$EXCITATION" "${USE[@]}"; do
   name=$(basename "$wl" .csv)
+  steps=()
+  [[ $wl == "$EXCITATION" ]] && steps=("${excite_args[@]}")
   "$SIM" run -m "$OUT/lab/model.yaml" -p "$OUT/lab/policy.yaml" -w "$wl" --no-trace \
-    -o "$OUT/rec/$name" --record "$OUT/rec/$name.chrec" >"$OUT/rec/$name.out" ||
+    "${steps[@]}" -o "$OUT/rec/$name" --record "$OUT/rec/$name.chrec" >"$OUT/rec/$name.out" ||
     die "run --record on $name failed (see above)"
   fit_args+=(-r "$OUT/rec/$name.chrec" --demand "$wl")
 done

@@ -10,7 +10,8 @@
 //              ema SENSOR=INPUT:SECONDS       (each {kind: ema} sensor)
 //              controller NAME                (each controller)
 //              tune_block yes|no
-//   lab      writes DIR/model.yaml and DIR/policy.yaml, the lab's copies
+//   lab      writes DIR/model.yaml and DIR/policy.yaml, the lab's copies, and
+//            with --excitation DIR/excitation.args, its level steps' switches
 //   paste    writes the policy with fitted estimators in place of sensors
 //   check    the device check's runs (port_check.h): writes DIR/peaks.txt and
 //            DIR/performance.txt, prints "limit C" (the device's skin limit)
@@ -73,13 +74,29 @@ int inspect(const std::string& model_path, const std::string& policy_path) {
   return 0;
 }
 
-int lab(const std::string& model_path, const std::string& policy_path, const std::string& dir) {
+int lab(const std::string& model_path, const std::string& policy_path, const std::string& dir,
+        const std::string& excitation_path) {
   const std::string model = read_file(model_path);
   const std::string policy = read_file(policy_path);
-  const LabCopies c = value_or_throw(lab_copies({model, model_path}, {policy, policy_path}));
+  double excitation_s = 0;
+  if (!excitation_path.empty()) {
+    const Workload w = load_workload(excitation_path, load_model(model_path));
+    excitation_s = std::chrono::duration<double>(w.duration()).count();
+  }
+  const LabCopies c =
+      value_or_throw(lab_copies({model, model_path}, {policy, policy_path}, excitation_s));
   write_or_throw(c.model, dir + "/model.yaml");
   write_or_throw(c.policy, dir + "/policy.yaml");
   std::cout << fmt::format("wrote {}/model.yaml and {}/policy.yaml\n", dir, dir);
+  if (!excitation_path.empty()) {
+    // One `run` argument a line, for the excitation's run.
+    std::string args;
+    for (const auto& [at, name] : c.excitation)
+      args += fmt::format("--profile-at={:g}={}\n", at, name);
+    write_or_throw(args, dir + "/excitation.args");
+    std::cout << fmt::format("wrote {}/excitation.args: {} level step(s) over {:g} s\n", dir,
+                             c.excitation.size(), excitation_s);
+  }
   return 0;
 }
 
@@ -173,7 +190,7 @@ int check(const CheckArgs& a) {
 
 void add_port_command(CLI::App& app) {
   struct Args {
-    std::string model, policy, out, estimators;
+    std::string model, policy, out, estimators, excitation;
     std::vector<std::string> sensors;
   };
   auto a = std::make_shared<Args>();
@@ -198,7 +215,12 @@ void add_port_command(CLI::App& app) {
   labc->add_option("--model,-m", a->model, "model YAML")->required();
   labc->add_option("--policy,-p", a->policy, "policy YAML")->required();
   labc->add_option("--out,-o", a->out, "output directory (must exist)")->required();
-  run_in_callback(*labc, "port lab: ", [a] { return lab(a->model, a->policy, a->out); });
+  labc->add_option("--excitation", a->excitation,
+                   "excitation workload CSV: also step the devices' levels during it (profiles "
+                   "excite-N in DIR/policy.yaml, their switches as `run` arguments in "
+                   "DIR/excitation.args), so the fit sees every level's heat");
+  run_in_callback(*labc,
+                  "port lab: ", [a] { return lab(a->model, a->policy, a->out, a->excitation); });
 
   auto* pastec = port->add_subcommand(
       "paste",

@@ -18,7 +18,9 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cmd_common.h"
 #include "cmd_fan_bound.h"
@@ -84,7 +86,27 @@ struct RunArgs {
   std::uint64_t seed = 1;
   bool no_trace = false;
   std::string record;  // --record FILE: a coolhandd recording of the loop (cmd_run_record.h)
+  std::vector<std::string> profile_at;  // --profile-at SECONDS=PROFILE, repeatable
 };
+
+// --profile-at SECONDS=PROFILE: a profile switch (runner.h, ProfileSwitch).
+ProfileSwitch parse_profile_at(const std::string& arg) {
+  const auto eq = arg.find('=');
+  const std::string when = arg.substr(0, eq);
+  double s = -1;
+  std::size_t used = 0;
+  try {
+    s = std::stod(when, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (eq == std::string::npos || when.empty() || used != when.size() || !std::isfinite(s) ||
+      s < 0 || s > 1e9)
+    throw Failure("--profile-at '" + arg +
+                  "': expected SECONDS=PROFILE, SECONDS a number of seconds from 0 to 1e9 "
+                  "(PROFILE empty: the policy as written)");
+  return {policy::Time(std::llround(s * 1000.0)), arg.substr(eq + 1)};
+}
 
 int cmd_run(const RunArgs& a) {
   if (!a.policy.empty() && !a.governor.empty())
@@ -99,14 +121,19 @@ int cmd_run(const RunArgs& a) {
   if (!a.governor.empty()) {
     if (!a.record.empty())
       throw Failure("--record needs a policy: a governor runs no coolhandd loop");
+    if (!a.profile_at.empty())
+      throw Failure("--profile-at needs a policy: a governor has no profiles");
     controller = make_governor_controller(spec, parse_governor(a.governor), parse_kernel(a.kernel));
   } else {
     const std::string policy_path = a.policy.empty() ? need_data(kReferencePolicy) : a.policy;
     doc = load_policy(policy_path);
     if (!a.record.empty())
       recording.emplace(policy_path, std::chrono::duration<double>(workload.duration()).count());
+    std::vector<ProfileSwitch> switches;
+    for (const auto& p : a.profile_at) switches.push_back(parse_profile_at(p));
     auto made = make_policy_controller(spec, *doc, stem(policy_path), policy::Delivery::pushed,
-                                       recording ? recording->loop() : LoopRecording{});
+                                       recording ? recording->loop() : LoopRecording{},
+                                       std::move(switches));
     if (auto* e = std::get_if<std::string>(&made)) throw Failure(policy_path + ": " + *e);
     controller = std::move(std::get<std::unique_ptr<Controller>>(made));
   }
@@ -283,6 +310,9 @@ int run_sim(int argc, char** argv) {
   run_cmd->add_flag("--no-trace", ra.no_trace, "write metrics.json only (fastest)");
   run_cmd->add_option("--record", ra.record,
                       "also write the policy's loop as a coolhandd flight recording (.chrec)");
+  run_cmd->add_option("--profile-at", ra.profile_at,
+                      "SECONDS=PROFILE: switch the policy's profile at that time, as coolhandctl "
+                      "would (repeatable; PROFILE empty: the policy as written)");
 
   add_replay_commands(app);  // replay and export (cmd_replay.h)
 

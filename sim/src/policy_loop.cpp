@@ -169,7 +169,14 @@ void PolicyLoop::advance(Time now, std::span<const SensorOutput> outputs,
       loop_->push(slot, o.reading, now);
     pushed = true;
   }
-  if (pushed || (wake_ && now >= *wake_)) wake_ = tick(now);
+  if (pushed || profile_switched_ || (wake_ && now >= *wake_)) wake_ = tick(now);
+  profile_switched_ = false;
+}
+
+bool PolicyLoop::set_profile(std::string_view name) {
+  const bool ok = recorder_ ? recorder_->set_profile(name) : loop_->set_profile(name);
+  profile_switched_ = profile_switched_ || ok;
+  return ok;
 }
 
 void PolicyLoop::start(Time now) {
@@ -187,10 +194,12 @@ namespace {
 
 class LoopController final : public Controller {
  public:
-  LoopController(std::unique_ptr<PolicyLoop> loop, std::string name)
+  LoopController(std::unique_ptr<PolicyLoop> loop, std::string name,
+                 std::vector<ProfileSwitch> switches)
       : loop_(std::move(loop)),
         reads_brightness_(loop_->reads_brightness()),
-        name_(std::move(name)) {}
+        name_(std::move(name)),
+        switches_(std::move(switches)) {}
   std::string name() const override { return name_; }
   std::uint64_t decisions() const override { return loop_->steps(); }
   // The devices' brightness is worked out each model step only for a policy
@@ -203,6 +212,12 @@ class LoopController final : public Controller {
         brightness_[d] = devices[d].brightness(model.level(d), model.demand(d));
     }
     loop_->advance(model.now(), model.sensor_outputs(), levels, brightness_);
+    // The profile switches due by now, in order, after this step's tick (as
+    // a D-Bus call lands between two of coolhandd's ticks): each takes
+    // effect at the next step, the loop ticked for it. Each name was checked
+    // against the policy's profiles when the controller was made.
+    while (next_switch_ < switches_.size() && switches_[next_switch_].at <= model.now())
+      (void)loop_->set_profile(switches_[next_switch_++].profile);
   }
 
  private:
@@ -210,17 +225,31 @@ class LoopController final : public Controller {
   bool reads_brightness_;
   std::vector<double> brightness_;  // by model device, this step's
   std::string name_;
+  std::vector<ProfileSwitch> switches_;  // by time
+  std::size_t next_switch_ = 0;
 };
 
 }  // namespace
 
 std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
     const ModelSpec& model, const config::PolicyDocument& policy, std::string name,
-    policy::Delivery delivery, const LoopRecording& record) {
+    policy::Delivery delivery, const LoopRecording& record,
+    std::vector<ProfileSwitch> profile_switches) {
+  for (const auto& s : profile_switches) {
+    const auto& profiles = policy.spec.profiles;
+    if (!s.profile.empty() &&
+        std::none_of(profiles.begin(), profiles.end(),
+                     [&s](const policy::ProfileSpec& p) { return p.name == s.profile; }))
+      return "no profile '" + s.profile + "' in the policy (a switch at " +
+             std::to_string(s.at.count()) + " ms)";
+  }
+  std::stable_sort(profile_switches.begin(), profile_switches.end(),
+                   [](const ProfileSwitch& a, const ProfileSwitch& b) { return a.at < b.at; });
   auto made = PolicyLoop::create(policy, model, Feed{delivery, {}}, record);
   if (auto* err = std::get_if<std::string>(&made)) return std::move(*err);
-  return std::unique_ptr<Controller>(std::make_unique<LoopController>(
-      std::move(std::get<std::unique_ptr<PolicyLoop>>(made)), std::move(name)));
+  return std::unique_ptr<Controller>(
+      std::make_unique<LoopController>(std::move(std::get<std::unique_ptr<PolicyLoop>>(made)),
+                                       std::move(name), std::move(profile_switches)));
 }
 
 }  // namespace coolhand::sim

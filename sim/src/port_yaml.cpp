@@ -157,10 +157,30 @@ std::variant<PortFacts, std::string> port_facts(NamedText model, NamedText polic
   return f;
 }
 
-std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText policy) {
+std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText policy,
+                                                double excitation_s) {
   auto spec = model_of(model);
   if (auto e = error_of(spec)) return *e;
-  if (auto e = error_of(policy_of(policy))) return *e;
+  auto doc = policy_of(policy);
+  if (auto e = error_of(doc)) return *e;
+  // The excitation's level floors, one profile per change (excite-1, ...).
+  std::vector<std::string> profiles;
+  LabCopies out;
+  if (excitation_s > 0) {
+    const auto steps = excitation_steps(std::get<ModelSpec>(spec),
+                                        std::get<config::PolicyDocument>(doc), excitation_s);
+    for (const auto& step : steps) {
+      std::string floors;
+      for (const auto& [device, level] : step.floors)
+        floors += fmt::format("{}{}: {{min_level: {}}}", floors.empty() ? "" : ", ", device, level);
+      const std::string name = fmt::format("excite-{}", out.excitation.size() + 1);
+      if (std::any_of(step.floors.begin(), step.floors.end(),
+                      [](const auto& f) { return !plain_name(f.first); }))
+        return fmt::format("{}: the excitation's profiles need plain device names", policy.file);
+      profiles.push_back(fmt::format("{}: {{devices: {{{}}}}}", name, floors));
+      out.excitation.emplace_back(step.at_s, name);
+    }
+  }
   std::vector<std::string> model_sensors, policy_sensors;
   for (const auto& n : std::get<ModelSpec>(spec).skin_nodes) {
     if (!plain_name(n))
@@ -179,7 +199,6 @@ std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText polic
   if (auto e = error_of(p)) return *e;
   auto& mt = std::get<YamlText>(m);
   auto& pt = std::get<YamlText>(p);
-  LabCopies out;
   if (auto e = guarded(mt.file(), [&] {
         add_to(mt, "sensors", model_sensors, true);
         out.model = mt.edited();
@@ -187,6 +206,7 @@ std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText polic
     return *e;
   if (auto e = guarded(pt.file(), [&] {
         add_to(pt, "sensors", policy_sensors, false);
+        if (!profiles.empty()) add_to(pt, "profiles", profiles, false);
         narrow_windows(pt);
         out.policy = pt.edited();
       }))

@@ -33,6 +33,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -92,6 +93,10 @@ class PolicyLoop {
   // Whether the policy has a brightness sensor, i.e. whether advance()
   // needs its `brightness`.
   [[nodiscard]] bool reads_brightness() const;
+  // Switches the engine's profile (as coolhandctl's profile command does;
+  // "" is the policy as written) and ticks the loop at the next advance(),
+  // where the switch takes effect. False if the policy has no such profile.
+  bool set_profile(std::string_view name);
 
  private:
   struct Ports;
@@ -103,6 +108,7 @@ class PolicyLoop {
   std::unique_ptr<policy::ControlLoop> loop_;         // not recording, or
   std::unique_ptr<recorder::LoopRecorder> recorder_;  // recording
   bool started_ = false;
+  bool profile_switched_ = false;  // tick at the next advance()
   std::optional<policy::Time> wake_;
 };
 

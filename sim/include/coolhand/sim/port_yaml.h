@@ -7,13 +7,20 @@
 // the files. Every error is one "file:line:column: message" string.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
+namespace coolhand::config {
+struct PolicyDocument;
+}
+
 namespace coolhand::sim {
+
+struct ModelSpec;
 
 // A YAML text and the name it goes by in messages.
 struct NamedText {
@@ -51,10 +58,39 @@ struct PortFacts {
 // <node with '-' for '_'>-tc) that the policy reads but never acts on; and
 // the policy's event windows narrowed to 0.1 °C (sampling's fine and
 // coarse granularity), so every sensor reports each 0.1 °C it moves.
+//
+// With `excitation_s` > 0, the lab policy also steps the devices' levels
+// during the excitation, so that the fit sees every level's heat: without
+// it a device the policy never throttles at the lab's 25 °C shows only its
+// level 0, and the fit can scale its other levels' powers only by their
+// performance (fit's "not identifiable ... levels the data never use"),
+// which is how gaming-7's fit put the dimmed backlight's power at 1.39 W
+// where the device's is 0.64 W and underrated dimming in hot-car. The
+// steps are floors (a profile's min_level per device, excite-1, excite-2,
+// ...) that `excitation` switches between, as a lab's script would with
+// coolhandctl; the policy may still throttle deeper. See excitation_steps.
 struct LabCopies {
   std::string model, policy;
+  std::vector<std::pair<double, std::string>> excitation;  // (seconds, profile), by time
 };
-[[nodiscard]] std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText policy);
+[[nodiscard]] std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText policy,
+                                                              double excitation_s = 0);
+
+// The excitation's level floors: each device of the policy that the model
+// has, that throttles (max_level >= 1) and whose levels' powers the kernel
+// does not publish (not energy_model: those the skeleton holds as known),
+// steps through its levels from its min_level to its limit_level, every
+// level once in a shuffled order and then again, holding each for 15-60 s
+// (the excitation's own demand switches' spacing), independently of the
+// other devices. One entry per change: its time and every stepped device's
+// floor. Deterministic (std::mt19937, fixed seed).
+struct ExcitationStep {
+  double at_s = 0;
+  std::vector<std::pair<std::string, std::uint32_t>> floors;  // (device, min_level)
+};
+[[nodiscard]] std::vector<ExcitationStep> excitation_steps(const ModelSpec& model,
+                                                           const config::PolicyDocument& policy,
+                                                           double duration_s);
 
 // The policy with each (sensor, estimator) pair's sensor replaced by the
 // estimator of that name in `estimators` (fit --skin-out's snippet), renamed

@@ -51,9 +51,19 @@ class Controller {
 // module's emulated EC (Delivery::pushed) or polled. Physical sensors and
 // devices are matched to the model by name; an error (as text) names what
 // does not match.
+// `profile_switches` switch the policy's profile during the run, as a lab's
+// script running `coolhandctl profile NAME` would (the port chain's
+// excitation steps the devices' levels so: port_yaml.h, lab_copies): each at
+// the first model step at or after its time, in time order; a profile the
+// policy lacks is an error.
+struct ProfileSwitch {
+  policy::Time at{0};
+  std::string profile;  // "" is the policy as written
+};
 [[nodiscard]] std::variant<std::unique_ptr<Controller>, std::string> make_policy_controller(
     const ModelSpec& model, const config::PolicyDocument& policy, std::string name,
-    policy::Delivery delivery = policy::Delivery::pushed, const LoopRecording& record = {});
+    policy::Delivery delivery = policy::Delivery::pushed, const LoopRecording& record = {},
+    std::vector<ProfileSwitch> profile_switches = {});
 
 struct SensorStats {
   double max_c = 0;
