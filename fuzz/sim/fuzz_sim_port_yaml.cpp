@@ -60,6 +60,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       __builtin_trap();
   }
 
+  // With the excitation's level steps: the lab policy also loads with a
+  // profile for each switch (the model's cpu has no Energy Model, so a
+  // policy that throttles it gets steps).
+  const auto excited = coolhand::sim::lab_copies(model, {policy, "p.yaml"}, 120);
+  if (const auto* e = std::get_if<std::string>(&excited)) {
+    if (e->empty()) __builtin_trap();
+  } else {
+    const auto& c = std::get<coolhand::sim::LabCopies>(excited);
+    const auto doc = load(c.policy);
+    for (const auto& [at, name] : c.excitation) {
+      bool found = false;
+      for (const auto& p : doc.spec.profiles) found = found || p.name == name;
+      if (!found || at < 0 || at >= 120) __builtin_trap();
+    }
+  }
+
   const auto pasted =
       coolhand::sim::paste_estimators({policy, "p.yaml"}, {estimators, "e.yaml"}, {{"f", "a_fir"}});
   if (const auto* e = std::get_if<std::string>(&pasted)) {
