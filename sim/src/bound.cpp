@@ -199,16 +199,11 @@ std::variant<BoundOptions::FanHold, std::string> parse_fan_hold(std::string_view
   };
   const auto colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return bad();
-  const std::string s(text.substr(0, colon));
+  const auto at = parse_run_seconds(text.substr(0, colon));
   const std::string l(text.substr(colon + 1));
-  char* end = nullptr;
-  const double seconds = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size() || !(seconds >= 0) || seconds > 1e9) return bad();
-  const double ms = seconds * 1000.0;
-  if (std::abs(ms - std::round(ms)) > 1e-6) return bad();
+  if (!at) return bad();
   if (l.find_first_not_of("0123456789") != std::string::npos || l.size() > 3) return bad();
-  return BoundOptions::FanHold{Millis(static_cast<std::int64_t>(std::round(ms))),
-                               static_cast<std::size_t>(std::stoul(l))};
+  return BoundOptions::FanHold{*at, static_cast<std::size_t>(std::stoul(l))};
 }
 
 std::string bound_schedule_csv(const BoundSchedule& schedule) {

@@ -92,20 +92,12 @@ struct RunArgs {
 // --profile-at SECONDS=PROFILE: a profile switch (runner.h, ProfileSwitch).
 ProfileSwitch parse_profile_at(const std::string& arg) {
   const auto eq = arg.find('=');
-  const std::string when = arg.substr(0, eq);
-  double s = -1;
-  std::size_t used = 0;
-  try {
-    s = std::stod(when, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (eq == std::string::npos || when.empty() || used != when.size() || !std::isfinite(s) ||
-      s < 0 || s > 1e9)
+  const auto at = eq == std::string::npos ? std::nullopt : parse_run_seconds(arg.substr(0, eq));
+  if (!at)
     throw Failure("--profile-at '" + arg +
                   "': expected SECONDS=PROFILE, SECONDS a number of seconds from 0 to 1e9 "
                   "(PROFILE empty: the policy as written)");
-  return {policy::Time(std::llround(s * 1000.0)), arg.substr(eq + 1)};
+  return {*at, arg.substr(eq + 1)};
 }
 
 int cmd_run(const RunArgs& a) {

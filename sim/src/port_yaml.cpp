@@ -169,14 +169,15 @@ std::variant<LabCopies, std::string> lab_copies(NamedText model, NamedText polic
   if (excitation_s > 0) {
     const auto steps = excitation_steps(std::get<ModelSpec>(spec),
                                         std::get<config::PolicyDocument>(doc), excitation_s);
+    // Every step names the same stepped devices.
+    if (!steps.empty() && std::any_of(steps.front().floors.begin(), steps.front().floors.end(),
+                                      [](const auto& f) { return !plain_name(f.first); }))
+      return fmt::format("{}: the excitation's profiles need plain device names", policy.file);
     for (const auto& step : steps) {
       std::string floors;
       for (const auto& [device, level] : step.floors)
         floors += fmt::format("{}{}: {{min_level: {}}}", floors.empty() ? "" : ", ", device, level);
       const std::string name = fmt::format("excite-{}", out.excitation.size() + 1);
-      if (std::any_of(step.floors.begin(), step.floors.end(),
-                      [](const auto& f) { return !plain_name(f.first); }))
-        return fmt::format("{}: the excitation's profiles need plain device names", policy.file);
       profiles.push_back(fmt::format("{}: {{devices: {{{}}}}}", name, floors));
       out.excitation.emplace_back(step.at_s, name);
     }

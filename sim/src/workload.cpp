@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -323,6 +324,17 @@ bool Workload::seek(policy::Time now) {
     applied = true;
   }
   return applied;
+}
+
+std::optional<Millis> parse_run_seconds(std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  const double seconds = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !(seconds >= 0) || seconds > 1e9)
+    return std::nullopt;
+  const double ms = seconds * 1000.0;
+  if (std::abs(ms - std::round(ms)) > 1e-6) return std::nullopt;
+  return Millis(static_cast<std::int64_t>(std::round(ms)));
 }
 
 }  // namespace coolhand::sim

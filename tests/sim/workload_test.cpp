@@ -192,5 +192,15 @@ TEST(WorkloadInputTest, MissingFileNamesErrno) {
             "/nonexistent/w.csv: cannot open: No such file or directory");
 }
 
+// The command line's times within a run (bound --fan-at, run --profile-at).
+TEST(WorkloadTest, RunSecondsAreWholeMillisecondsFromZeroToABillionSeconds) {
+  EXPECT_EQ(parse_run_seconds("0"), Millis(0));
+  EXPECT_EQ(parse_run_seconds("300"), Millis(300000));
+  EXPECT_EQ(parse_run_seconds("0.125"), Millis(125));
+  EXPECT_EQ(parse_run_seconds("1e9"), Millis(1000000000000));
+  for (const char* bad : {"", "-5", "1.5e9", "0.0005", "5x", "x5", "nan", "inf"})
+    EXPECT_FALSE(parse_run_seconds(bad).has_value()) << "'" << bad << "'";
+}
+
 }  // namespace
 }  // namespace coolhand::sim::workload_test

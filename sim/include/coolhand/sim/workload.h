@@ -91,4 +91,10 @@ class Workload {
   void apply(std::size_t row);
 };
 
+// A time within a run as the command line writes it (`bound --fan-at
+// S:LEVEL`, `run --profile-at S=PROFILE`): the whole text a number of
+// seconds from 0 to 1e9 that is a whole number of milliseconds; nothing
+// otherwise.
+[[nodiscard]] std::optional<Millis> parse_run_seconds(std::string_view text);
+
 }  // namespace coolhand::sim
