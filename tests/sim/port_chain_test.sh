@@ -184,13 +184,16 @@ for ((r = 1; r <= rounds; ++r)); do
   for node in front_skin back_skin; do
     read -r b wl < <(awk -v n="$node" -v a="$(awk -v l="$limit" -v t="${ctol[$node]}" 'BEGIN { print l + t }')" '
       $2 == n && ($3 >= a - 0.5 || $4 >= a - 0.5) { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 } }
-      END { if (k) printf "%+.3f %s\n", m, w }' "$D/peaks.txt") || true
+      END { if (k) printf "%.4f %s\n", m, w }' "$D/peaks.txt") || true
     line=$(grep -F "device check $r: $node " "$OUT/summary.txt" || true)
     [[ -n $line ]] || { fail "summary: no device check $r line for $node"; continue; }
     if [[ -z ${b:-} ]]; then
       [[ $line == *"no workload within 0.5 °C of its allowance"* ]] || fail "check r$r $node: no close workload, but: $line"
     else
-      [[ $line == *"bias $b °C ($wl;"* ]] || fail "check r$r $node: expected bias $b °C on $wl: $line"
+      # Rounded as the script rounds it: to 4 places, then to 3 (a difference
+      # of two 4-place peaks can end in 5, and the two ways then differ).
+      bf=$(printf '%+.3f' "$b")
+      [[ $line == *"bias $bf °C ($wl;"* ]] || fail "check r$r $node: expected bias $bf °C on $wl: $line"
       if [[ -z ${cbias[$node]:-} ]] || awk -v b="$b" -v o="${cbias[$node]}" 'BEGIN { exit !(b > o) }'; then cbias[$node]=$b; fi
       ctol[$node]=$(awk -v b="${cbias[$node]}" 'BEGIN { t = 0.5 - b - 0.03; printf "%.3f", (t > 0 ? t : 0) }')
       [[ $line == *"tolerance "*" -> ${ctol[$node]} °C" ]] || fail "check r$r $node: expected tolerance ${ctol[$node]} °C: $line"
@@ -202,12 +205,13 @@ for ((r = 1; r <= rounds; ++r)); do
   # largest so far kept; the re-tunes count °C·s from the limit - (it +
   # 0.03).
   read -r b wl nd < <(awk -v l="$limit" '$3 >= l - 0.5 || $4 >= l - 0.5 { d = $4 - $3; if (!k++ || d > m) { m = d; w = $1 " " $2 } }
-    END { if (k) printf "%+.3f %s\n", m, w }' "$D/peaks.txt") || true
+    END { if (k) printf "%.4f %s\n", m, w }' "$D/peaks.txt") || true
   line=$(grep -F "device check $r: the limit " "$OUT/summary.txt" || true)
   if [[ -z ${b:-} ]]; then
     [[ $line == *"no peak within 0.5 °C of the limit"* ]] || fail "check r$r limit: no close peak, but: $line"
   else
-    [[ $line == *"bias $b °C ($wl $nd;"* ]] || fail "check r$r limit: expected bias $b °C on $wl $nd: $line"
+    bf=$(printf '%+.3f' "$b")
+    [[ $line == *"bias $bf °C ($wl $nd;"* ]] || fail "check r$r limit: expected bias $bf °C on $wl $nd: $line"
     if [[ -z $clbias ]] || awk -v b="$b" -v o="$clbias" 'BEGIN { exit !(b > o) }'; then clbias=$b; fi
   fi
   if [[ -n $clbias ]]; then
