@@ -4,7 +4,8 @@
 // (time_s, ambient_c, per device <device>_level and <device>_demand), one
 // row wherever a level, the demand or the ambient changes, which
 // bind_fit_csv resamples as it does any CSV; the readings are put on the
-// grid here, sparse, from the read and push records themselves.
+// grid here, each held until the next as the daemon saw it (a CSV's rule),
+// from the read and push records themselves.
 #include "coolhand/sim/fit_recording.h"
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "coolhand/recorder/record.h"
 
@@ -26,7 +28,7 @@ constexpr std::uint32_t kReadOk = 2;  // port_read flags bit 1: the read succeed
 
 struct Sample {
   double t_s;
-  double value;
+  double value;  // NaN: unknown from here (a failed read, the sensor gone, the loop ended)
 };
 
 config::ConfigError err(std::string_view file, std::string msg) {
@@ -53,23 +55,37 @@ std::optional<std::size_t> find(const std::vector<std::string>& names, const std
   return std::nullopt;
 }
 
-// Sensor s on the grid: its first sample in [t_k, t_k + step), else NaN.
-std::vector<double> sparse(const std::vector<Sample>& samples, const std::vector<double>& grid,
-                           double step) {
+// Sensor s on the grid: at t_k its latest sample at or before t_k (NaN
+// before the first and after a break). The fit compares it with the model
+// at t_k. A sample from later in the interval (this file's first rule)
+// showed the fit each change up to a step early, and in window mode, where
+// a sample is pushed only as the reading leaves its window, each pushed
+// value is the edge the reading just crossed: gaming-7's fit from
+// recordings came out with its capacities up to 70 % low and its front
+// cover's conductances up to 50 % high, where the same runs' traces fitted
+// within a few % (docs/simulator.md, "Fitting from a recording").
+std::vector<double> held(const std::vector<Sample>& samples, const std::vector<double>& grid) {
   std::vector<double> out(grid.size(), kNaN);
   std::size_t i = 0;
   for (std::size_t k = 0; k < grid.size(); ++k) {
-    while (i < samples.size() && samples[i].t_s < grid[k] - 1e-9) ++i;
-    if (i < samples.size() && samples[i].t_s < grid[k] + step - 1e-9) out[k] = samples[i].value;
+    while (i < samples.size() && samples[i].t_s <= grid[k] + 1e-9) ++i;
+    if (i > 0) out[k] = samples[i - 1].value;
   }
   return out;
 }
 
+std::optional<double> first_known(const std::vector<Sample>& samples) {
+  for (const auto& s : samples)
+    if (!std::isnan(s.value)) return s.value;
+  return std::nullopt;
+}
+
+// The latest known sample at or before t (breaks skipped), else `before`.
 double value_at(const std::vector<Sample>& samples, double t, double before) {
   double v = before;
   for (const auto& s : samples) {
     if (s.t_s > t + 1e-9) break;
-    v = s.value;
+    if (!std::isnan(s.value)) v = s.value;
   }
   return v;
 }
@@ -151,16 +167,18 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
       const double t = secs(r);
       t_end = std::max(t_end, t);
       const auto kind = static_cast<Kind>(r.kind);
-      auto reading = [&](std::int32_t value_mc) {
-        if (r.index < slot_sensor.size() && slot_sensor[r.index] < samples.size() &&
-            value_mc != recorder::kNoValue)
-          samples[slot_sensor[r.index]].push_back({t, value_mc / 1000.0});
+      auto reading = [&](double value) {
+        if (r.index < slot_sensor.size() && slot_sensor[r.index] < samples.size())
+          samples[slot_sensor[r.index]].push_back({t, value});
       };
+      const bool read_ok = kind == Kind::port_read && (r.a & kReadOk) != 0;
       if (kind == Kind::slot_map) {
         if (slot_sensor.size() <= r.index) slot_sensor.resize(r.index + 1U, UINT32_MAX);
         slot_sensor[r.index] = r.a;
-      } else if ((kind == Kind::port_read && (r.a & kReadOk) != 0) || kind == Kind::call_push) {
-        reading(r.c);  // value_mc @24 in both
+      } else if ((read_ok || kind == Kind::call_push) && r.c != recorder::kNoValue) {
+        reading(r.c / 1000.0);  // value_mc @24 in both
+      } else if (kind == Kind::port_read || kind == Kind::call_sensor_gone) {
+        reading(kNaN);  // a failed read, or the sensor gone: unknown until the next
       } else if (kind == Kind::knob_write && r.d != recorder::kNoValue && r.index < levels.size()) {
         written[r.index] = true;
         levels[r.index].push_back({t, static_cast<double>(r.a)});
@@ -172,6 +190,10 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
                                          skeleton.devices[d].max_level()));
       }
     }
+    // No reading holds past its loop: the next loop starts with its own.
+    const double loop_end = secs(rec.records[s->end - 1]) + 1e-6;
+    for (auto& v : samples)
+      if (!v.empty()) v.push_back({loop_end, kNaN});
   }
   for (std::size_t d = 0; d < device_of.size(); ++d)
     if (!written[device_of[d]])
@@ -179,7 +201,7 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
                                        skeleton.devices[d].name +
                                        "': taken at level 0 (unthrottled) throughout"));
   for (std::size_t j = 0; j < sensor_of.size(); ++j)
-    if (samples[sensor_of[j]].empty())
+    if (!first_known(samples[sensor_of[j]]))
       return err(file, "sensor '" + skeleton.sensors[j].name +
                            "' has no reading in the recording (no successful port_read or "
                            "call_push of its slot)");
@@ -199,7 +221,7 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
   const std::vector<Sample>* ambient_samples = nullptr;
   if (ambient_sensor) {
     ambient_samples = &samples[*ambient_sensor];
-    if (ambient_samples->empty())
+    if (!first_known(*ambient_samples))
       return err(file, "--ambient-sensor '" + opt.ambient_sensor + "' has no reading");
   } else if (!opt.ambient_c && !workload_ambient) {
     return err(file,
@@ -239,7 +261,7 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
     table.columns.push_back(d.name + "_level");
     table.columns.push_back(d.name + "_demand");
   }
-  const double first_ambient = ambient_samples ? ambient_samples->front().value : kNaN;
+  const double first_ambient = ambient_samples ? *first_known(*ambient_samples) : kNaN;
   for (const double t : times) {
     std::vector<double> row;
     std::vector<double> demand(skeleton.devices.size(), 1.0);
@@ -271,13 +293,12 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
   if (auto* e = std::get_if<config::ConfigError>(&bound)) return *e;
   auto seg = std::get<FitSegment>(std::move(bound));
   seg.name = std::string(file);
-  for (const auto s : sensor_of)
-    seg.reading_c.push_back(sparse(samples[s], seg.time_s, seg.step_s));
+  for (const auto s : sensor_of) seg.reading_c.push_back(held(samples[s], seg.time_s));
   for (std::size_t i = 0; i < physical.size(); ++i) {
     if (physical[i].empty() || std::find(sensor_of.begin(), sensor_of.end(), i) != sensor_of.end())
       continue;
     seg.extra_names.push_back(physical[i]);
-    seg.extra_c.push_back(sparse(samples[i], seg.time_s, seg.step_s));
+    seg.extra_c.push_back(held(samples[i], seg.time_s));
   }
   return seg;
 }

@@ -44,7 +44,7 @@ std::optional<std::size_t> index_of(const std::vector<std::string>& names,
 }
 
 // A reading series as the engine's fir sees it: each reading held until the
-// next (a recording's sparse readings leave gaps), the gap before the first
+// next (a recording's failed reads and lost sensors leave gaps), the gap before the first
 // sample filled by it.
 std::vector<double> filled(const std::vector<double>& v) {
   std::vector<double> out = v;

@@ -1,7 +1,8 @@
 // bind_fit_recording (fit_recording.h) on a small hand-made recording:
-// readings from reads and pushes put sparse on the grid, failed reads and
-// virtual sensors left out, levels from knob writes as time fractions, and
-// the exact errors for what cannot be mapped.
+// readings from reads and pushes held on the grid until the next, broken
+// by a failed read, the sensor gone and the loop's end; virtual sensors
+// left out; levels from knob writes as time fractions; and the exact
+// errors for what cannot be mapped.
 #include "coolhand/sim/fit_recording.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,7 @@ recorder::Recording recording() {
       rec(kSecond * 3 / 2, Kind::knob_write, 0, 1, 0, 1, 1),
       rec(kSecond * 22 / 10, Kind::call_push, 0, 0, 2200, 32000),
       rec(4 * kSecond, Kind::port_read, 1, 0, 0, recorder::kNoValue),  // a failed read
+      rec(kSecond * 9 / 2, Kind::call_sensor_gone, 0, 0, 4500),
       rec(5 * kSecond, Kind::port_read, 1, 2, 0, 33000),
   };
   return r;
@@ -81,7 +83,7 @@ std::string error_of(const ModelSpec& m, RecordingFitOptions opt,
   return e ? e->to_string() : "no error";
 }
 
-TEST(FitRecording, ReadingsSparseLevelsAsFractions) {
+TEST(FitRecording, ReadingsHeldLevelsAsFractions) {
   RecordingFitOptions opt;
   opt.ambient_c = 25.0;
   std::vector<config::ConfigError> warnings;
@@ -92,12 +94,13 @@ TEST(FitRecording, ReadingsSparseLevelsAsFractions) {
   ASSERT_EQ(seg.reading_c.size(), 2U);
   const auto& sa = seg.reading_c[0];
   const auto& sb = seg.reading_c[1];
-  EXPECT_DOUBLE_EQ(sa[0], 30.0);
-  EXPECT_TRUE(std::isnan(sa[1]));
-  EXPECT_DOUBLE_EQ(sa[2], 32.0);  // the push at 2.2 s
-  for (std::size_t k = 3; k < 6; ++k) EXPECT_TRUE(std::isnan(sa[k])) << k;
-  EXPECT_DOUBLE_EQ(sb[0], 31.0);
-  for (std::size_t k = 1; k < 5; ++k) EXPECT_TRUE(std::isnan(sb[k])) << k;  // 4 s failed
+  // The reading at t_k is the latest at or before t_k, as the daemon saw it.
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_DOUBLE_EQ(sa[k], 30.0) << k;
+  EXPECT_DOUBLE_EQ(sa[3], 32.0);  // the push at 2.2 s, from 3 s
+  EXPECT_DOUBLE_EQ(sa[4], 32.0);
+  EXPECT_TRUE(std::isnan(sa[5]));  // gone at 4.5 s
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_DOUBLE_EQ(sb[k], 31.0) << k;
+  EXPECT_TRUE(std::isnan(sb[4]));  // the read at 4 s failed
   EXPECT_DOUBLE_EQ(sb[5], 33.0);
   // Level 0 until 1.5 s, then 1; demand 1 (no workload).
   EXPECT_DOUBLE_EQ(seg.load[0][0][0], 1.0);
@@ -109,6 +112,32 @@ TEST(FitRecording, ReadingsSparseLevelsAsFractions) {
   EXPECT_EQ(warnings[0].to_string(),
             "r.chrec: warning: no --demand workload: every device's demand taken as 1, so "
             "power_w is the device's mean power at each level in this use");
+}
+
+// A reading does not hold past its loop's end (a restarted daemon's loop
+// reads afresh; the time between is not the last loop's reading).
+TEST(FitRecording, ReadingsNotHeldAcrossLoops) {
+  auto r = recording();
+  r.records.push_back(rec(8 * kSecond, Kind::loop_created, 2, 1, static_cast<std::int64_t>(kHash)));
+  r.records.push_back(rec(8 * kSecond, Kind::slot_map, 0, 0));
+  r.records.push_back(rec(8 * kSecond, Kind::slot_map, 1, 2));
+  r.records.push_back(rec(9 * kSecond, Kind::port_read, 1, 2, 0, 35000));
+  r.records.push_back(rec(10 * kSecond, Kind::port_read, 0, 2, 0, 34000));
+  RecordingFitOptions opt;
+  opt.ambient_c = 25.0;
+  std::vector<config::ConfigError> warnings;
+  auto got = bind_fit_recording(r, "r.chrec", skeleton(), opt, warnings);
+  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt, r);
+  const auto& seg = std::get<FitSegment>(got);
+  ASSERT_EQ(seg.time_s.size(), 11U);  // 0..10 s
+  const auto& sb = seg.reading_c[1];
+  EXPECT_DOUBLE_EQ(sb[5], 33.0);
+  for (std::size_t k = 6; k < 9; ++k) EXPECT_TRUE(std::isnan(sb[k])) << k;
+  EXPECT_DOUBLE_EQ(sb[9], 35.0);
+  EXPECT_DOUBLE_EQ(sb[10], 35.0);
+  const auto& sa = seg.reading_c[0];
+  for (std::size_t k = 5; k < 10; ++k) EXPECT_TRUE(std::isnan(sa[k])) << k;
+  EXPECT_DOUBLE_EQ(sa[10], 34.0);
 }
 
 TEST(FitRecording, AmbientFromASensorHeld) {
@@ -159,7 +188,7 @@ TEST(FitRecording, ExactErrors) {
             "skeleton's has levels 0..0");
   auto r = recording();
   r.records[4] = rec(0, Kind::port_read, 1, 0, 0, 31000);  // s_b never reads
-  r.records[8] = rec(5 * kSecond, Kind::port_read, 1, 0, 0, 33000);
+  r.records[9] = rec(5 * kSecond, Kind::port_read, 1, 0, 0, 33000);
   EXPECT_EQ(error_of(skeleton(), with_ambient, r),
             "r.chrec: sensor 's_b' has no reading in the recording (no successful port_read or "
             "call_push of its slot)");

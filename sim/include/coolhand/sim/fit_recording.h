@@ -34,9 +34,11 @@ struct RecordingFitOptions {
 
 // Readings: port_read records that read (flags bit 1) and call_push records,
 // of the slots the segment's slot_map records bind to the sensor; on the
-// grid, sensor s at t_k is its first reading in [t_k, t_k + step), none
-// (NaN) when it has none there, so slow polling costs samples, not
-// accuracy. Levels: knob_write records whose read-back succeeded, held
+// grid, sensor s at t_k is its latest reading at or before t_k (a CSV's
+// rule: the value the daemon held then; in window mode the reading stayed
+// inside its window until the next push), none (NaN) before the first,
+// after a failed read or call_sensor_gone until the next reading, and
+// after its loop's end. Levels: knob_write records whose read-back succeeded, held
 // until the next (level 0 before the first). Only complete segments of the
 // policy the recording names are used (an older policy's device indexes
 // may differ; a head the ring cut has lost its slot map); the others are
