@@ -28,8 +28,16 @@ constexpr std::uint32_t kReadOk = 2;  // port_read flags bit 1: the read succeed
 
 struct Sample {
   double t_s;
-  double value;  // NaN: unknown from here (a failed read, the sensor gone, the loop ended)
+  double value;       // NaN: unknown from here (a failed read, the sensor gone, the loop ended)
+  bool holds = true;  // false: pushed with a window wider than kHoldWindowC; no hold
 };
+
+// A pushed reading holds until the next only while the window the loop
+// then set around it is at most this wide: between pushes the reading is
+// inside the window, so the held value is within the window of it (the
+// port chain's lab copy sets 0.2 °C windows; the shipped policies' coarse
+// windows, far from every limit, are 4 °C).
+constexpr double kHoldWindowC = 0.5;
 
 config::ConfigError err(std::string_view file, std::string msg) {
   return config::ConfigError{std::string(file), 0, 0, {}, std::move(msg)};
@@ -64,12 +72,21 @@ std::optional<std::size_t> find(const std::vector<std::string>& names, const std
 // recordings came out with its capacities up to 70 % low and its front
 // cover's conductances up to 50 % high, where the same runs' traces fitted
 // within a few % (docs/simulator.md, "Fitting from a recording").
-std::vector<double> held(const std::vector<Sample>& samples, const std::vector<double>& grid) {
+// A reading that does not hold (a wide window) counts only at the grid
+// point nearest its time.
+std::vector<double> held(const std::vector<Sample>& samples, const std::vector<double>& grid,
+                         double step) {
   std::vector<double> out(grid.size(), kNaN);
   std::size_t i = 0;
   for (std::size_t k = 0; k < grid.size(); ++k) {
     while (i < samples.size() && samples[i].t_s <= grid[k] + 1e-9) ++i;
-    if (i > 0) out[k] = samples[i - 1].value;
+    if (i > 0 && samples[i - 1].holds) out[k] = samples[i - 1].value;
+  }
+  if (grid.empty()) return out;
+  for (const auto& s : samples) {
+    if (s.holds || std::isnan(s.value)) continue;
+    const double k = std::round((s.t_s - grid.front()) / step);
+    if (k >= 0 && k < static_cast<double>(grid.size())) out[static_cast<std::size_t>(k)] = s.value;
   }
   return out;
 }
@@ -162,14 +179,18 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
   double t_end = 0;
   for (const auto* s : used) {
     std::vector<std::uint32_t> slot_sensor;  // slot -> policy sensor index
+    // Per policy sensor: a window has been set since its latest reading.
+    std::vector<bool> windowed(meta.sensors.size(), true);
     for (std::size_t i = s->begin; i < s->end; ++i) {
       const auto& r = rec.records[i];
       const double t = secs(r);
       t_end = std::max(t_end, t);
       const auto kind = static_cast<Kind>(r.kind);
       auto reading = [&](double value) {
-        if (r.index < slot_sensor.size() && slot_sensor[r.index] < samples.size())
+        if (r.index < slot_sensor.size() && slot_sensor[r.index] < samples.size()) {
           samples[slot_sensor[r.index]].push_back({t, value});
+          windowed[slot_sensor[r.index]] = false;
+        }
       };
       const bool read_ok = kind == Kind::port_read && (r.a & kReadOk) != 0;
       if (kind == Kind::slot_map) {
@@ -179,6 +200,20 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
         reading(r.c / 1000.0);  // value_mc @24 in both
       } else if (kind == Kind::port_read || kind == Kind::call_sensor_gone) {
         reading(kNaN);  // a failed read, or the sensor gone: unknown until the next
+      } else if (kind == Kind::port_watch && r.index < slot_sensor.size() &&
+                 slot_sensor[r.index] < samples.size() && !samples[slot_sensor[r.index]].empty()) {
+        // The window set after a reading says how far it may move unseen:
+        // the first one after it decides whether it holds; a later one
+        // that widens the window ends the hold there.
+        const auto sensor = slot_sensor[r.index];
+        const bool narrow = r.c != recorder::kNoValue && r.d != recorder::kNoValue &&
+                            (r.d - r.c) / 1000.0 <= kHoldWindowC;
+        auto& last = samples[sensor].back();
+        if (!windowed[sensor])
+          last.holds = narrow;
+        else if (!narrow && last.holds && !std::isnan(last.value))
+          samples[sensor].push_back({t, kNaN});
+        windowed[sensor] = true;
       } else if (kind == Kind::knob_write && r.d != recorder::kNoValue && r.index < levels.size()) {
         written[r.index] = true;
         levels[r.index].push_back({t, static_cast<double>(r.a)});
@@ -293,12 +328,12 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
   if (auto* e = std::get_if<config::ConfigError>(&bound)) return *e;
   auto seg = std::get<FitSegment>(std::move(bound));
   seg.name = std::string(file);
-  for (const auto s : sensor_of) seg.reading_c.push_back(held(samples[s], seg.time_s));
+  for (const auto s : sensor_of) seg.reading_c.push_back(held(samples[s], seg.time_s, seg.step_s));
   for (std::size_t i = 0; i < physical.size(); ++i) {
     if (physical[i].empty() || std::find(sensor_of.begin(), sensor_of.end(), i) != sensor_of.end())
       continue;
     seg.extra_names.push_back(physical[i]);
-    seg.extra_c.push_back(held(samples[i], seg.time_s));
+    seg.extra_c.push_back(held(samples[i], seg.time_s, seg.step_s));
   }
   return seg;
 }

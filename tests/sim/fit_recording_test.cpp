@@ -114,6 +114,39 @@ TEST(FitRecording, ReadingsHeldLevelsAsFractions) {
             "power_w is the device's mean power at each level in this use");
 }
 
+// A pushed reading holds only while the window set after it is narrow
+// (at most 0.5 °C): a wide one's reading counts at its nearest grid point
+// only, and a window widened later ends the hold there.
+TEST(FitRecording, PushedReadingsHoldOnlyInsideANarrowWindow) {
+  auto base = recording();
+  std::vector<recorder::Record> r(base.records.begin(), base.records.begin() + 5);
+  r.push_back(rec(0, Kind::port_watch, 0, 0, 0, 29900, 30100));  // narrow: 30.0 holds
+  r.push_back(rec(0, Kind::port_watch, 1, 0, 0, 30900, 31100));  // narrow: 31.0 holds
+  r.push_back(base.records[5]);                                  // knob_write at 1.5 s
+  r.push_back(base.records[6]);                                  // push 32.0 at 2.2 s
+  r.push_back(rec(kSecond * 22 / 10, Kind::port_watch, 0, 0, 0, 30000, 34000));  // wide
+  r.push_back(rec(kSecond * 5 / 2, Kind::port_watch, 1, 0, 0, 29000, 33000));    // widened later
+  r.insert(r.end(), base.records.begin() + 7, base.records.end());
+  base.records = r;
+  RecordingFitOptions opt;
+  opt.ambient_c = 25.0;
+  std::vector<config::ConfigError> warnings;
+  auto got = bind_fit_recording(base, "r.chrec", skeleton(), opt, warnings);
+  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt, base);
+  const auto& seg = std::get<FitSegment>(got);
+  ASSERT_EQ(seg.time_s.size(), 6U);
+  const auto& sa = seg.reading_c[0];
+  EXPECT_DOUBLE_EQ(sa[0], 30.0);
+  EXPECT_DOUBLE_EQ(sa[1], 30.0);
+  EXPECT_DOUBLE_EQ(sa[2], 32.0);  // the wide window's push, at its nearest grid point
+  for (std::size_t k = 3; k < 6; ++k) EXPECT_TRUE(std::isnan(sa[k])) << k;
+  const auto& sb = seg.reading_c[1];
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_DOUBLE_EQ(sb[k], 31.0) << k;
+  EXPECT_TRUE(std::isnan(sb[3]));  // the window widened at 2.5 s
+  EXPECT_TRUE(std::isnan(sb[4]));
+  EXPECT_DOUBLE_EQ(sb[5], 33.0);
+}
+
 // A reading does not hold past its loop's end (a restarted daemon's loop
 // reads afresh; the time between is not the last loop's reading).
 TEST(FitRecording, ReadingsNotHeldAcrossLoops) {

@@ -38,14 +38,18 @@ struct RecordingFitOptions {
 // rule: the value the daemon held then; in window mode the reading stayed
 // inside its window until the next push), none (NaN) before the first,
 // after a failed read or call_sensor_gone until the next reading, and
-// after its loop's end. Levels: knob_write records whose read-back succeeded, held
-// until the next (level 0 before the first). Only complete segments of the
-// policy the recording names are used (an older policy's device indexes
-// may differ; a head the ring cut has lost its slot map); the others are
+// after its loop's end. A reading whose window (the first port_watch after
+// it) is wider than 0.5 °C does not hold: it counts at its nearest grid
+// point only; a window widened past that later ends the hold.
+// Levels: knob_write records whose read-back succeeded, held until the
+// next (level 0 before the first). Only complete segments of the policy
+// the recording names are used (an older policy's device indexes may
+// differ; a head the ring cut has lost its slot map); the others are
 // skipped with a warning. Physical sensors of the recording that are not
-// the skeleton's become extra columns (sampled the same way), usable as reference skin
-// channels (a lab's thermocouple configured as a policy sensor). Errors name
-// the file (and the record and byte where one is at fault).
+// the skeleton's become extra columns (sampled the same way), usable as
+// reference skin channels (a lab's thermocouple configured as a policy
+// sensor). Errors name the file (and the record and byte where one is at
+// fault).
 [[nodiscard]] std::variant<FitSegment, config::ConfigError> bind_fit_recording(
     const recorder::Recording& recording, std::string_view file, const ModelSpec& skeleton,
     RecordingFitOptions options, std::vector<config::ConfigError>& warnings);
