@@ -206,8 +206,10 @@ std::variant<FitSegment, config::ConfigError> bind_fit_recording(
         // the first one after it decides whether it holds; a later one
         // that widens the window ends the hold there.
         const auto sensor = slot_sensor[r.index];
-        const bool narrow = r.c != recorder::kNoValue && r.d != recorder::kNoValue &&
-                            (r.d - r.c) / 1000.0 <= kHoldWindowC;
+        // In double: a recording's bounds may be any int32 (fuzz_sim_fit_recording).
+        const double low = r.c, high = r.d;
+        const bool narrow = r.c != recorder::kNoValue && r.d != recorder::kNoValue && high >= low &&
+                            (high - low) / 1000.0 <= kHoldWindowC;
         auto& last = samples[sensor].back();
         if (!windowed[sensor])
           last.holds = narrow;

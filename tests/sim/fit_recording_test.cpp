@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <utility>
 #include <variant>
 
 #include "coolhand/recorder/record.h"
@@ -145,6 +147,24 @@ TEST(FitRecording, PushedReadingsHoldOnlyInsideANarrowWindow) {
   EXPECT_TRUE(std::isnan(sb[3]));  // the window widened at 2.5 s
   EXPECT_TRUE(std::isnan(sb[4]));
   EXPECT_DOUBLE_EQ(sb[5], 33.0);
+}
+
+// A window's bounds are whatever the file holds: reversed or as far
+// apart as int32 allows, the window is not narrow, and nothing overflows.
+TEST(FitRecording, AWindowOutOfOrderOrAtTheInt32EdgesIsNotNarrow) {
+  for (const auto& [low, high] : std::vector<std::pair<std::int32_t, std::int32_t>>{
+           {30100, 29900}, {-2147455970, 27722}, {INT32_MIN + 1, INT32_MAX}}) {
+    auto r = recording();
+    r.records.insert(r.records.begin() + 4, rec(0, Kind::port_watch, 0, 0, 0, low, high));
+    RecordingFitOptions opt;
+    opt.ambient_c = 25.0;
+    std::vector<config::ConfigError> warnings;
+    auto got = bind_fit_recording(r, "r.chrec", skeleton(), opt, warnings);
+    ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt, r);
+    const auto& sa = std::get<FitSegment>(got).reading_c[0];
+    EXPECT_DOUBLE_EQ(sa[0], 30.0) << low;   // the read at 0 s, at its own grid point
+    EXPECT_TRUE(std::isnan(sa[1])) << low;  // and not held
+  }
 }
 
 // A reading does not hold past its loop's end (a restarted daemon's loop
