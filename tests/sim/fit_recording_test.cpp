@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <variant>
 
@@ -85,6 +86,17 @@ std::string error_of(const ModelSpec& m, RecordingFitOptions opt,
   return e ? e->to_string() : "no error";
 }
 
+// The recording bound to skeleton() at a 25 °C ambient; the error as text
+// when it does not bind.
+std::variant<FitSegment, std::string> bind_at_25(const recorder::Recording& r) {
+  RecordingFitOptions opt;
+  opt.ambient_c = 25.0;
+  std::vector<config::ConfigError> warnings;
+  auto got = bind_fit_recording(r, "r.chrec", skeleton(), opt, warnings);
+  if (auto* e = std::get_if<config::ConfigError>(&got)) return e->to_string();
+  return std::get<FitSegment>(std::move(got));
+}
+
 TEST(FitRecording, ReadingsHeldLevelsAsFractions) {
   RecordingFitOptions opt;
   opt.ambient_c = 25.0;
@@ -130,11 +142,8 @@ TEST(FitRecording, PushedReadingsHoldOnlyInsideANarrowWindow) {
   r.push_back(rec(kSecond * 5 / 2, Kind::port_watch, 1, 0, 0, 29000, 33000));    // widened later
   r.insert(r.end(), base.records.begin() + 7, base.records.end());
   base.records = r;
-  RecordingFitOptions opt;
-  opt.ambient_c = 25.0;
-  std::vector<config::ConfigError> warnings;
-  auto got = bind_fit_recording(base, "r.chrec", skeleton(), opt, warnings);
-  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt, base);
+  auto got = bind_at_25(base);
+  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << std::get<std::string>(got);
   const auto& seg = std::get<FitSegment>(got);
   ASSERT_EQ(seg.time_s.size(), 6U);
   const auto& sa = seg.reading_c[0];
@@ -156,11 +165,8 @@ TEST(FitRecording, AWindowOutOfOrderOrAtTheInt32EdgesIsNotNarrow) {
            {30100, 29900}, {-2147455970, 27722}, {INT32_MIN + 1, INT32_MAX}}) {
     auto r = recording();
     r.records.insert(r.records.begin() + 4, rec(0, Kind::port_watch, 0, 0, 0, low, high));
-    RecordingFitOptions opt;
-    opt.ambient_c = 25.0;
-    std::vector<config::ConfigError> warnings;
-    auto got = bind_fit_recording(r, "r.chrec", skeleton(), opt, warnings);
-    ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt, r);
+    auto got = bind_at_25(r);
+    ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << std::get<std::string>(got);
     const auto& sa = std::get<FitSegment>(got).reading_c[0];
     EXPECT_DOUBLE_EQ(sa[0], 30.0) << low;   // the read at 0 s, at its own grid point
     EXPECT_TRUE(std::isnan(sa[1])) << low;  // and not held
@@ -176,11 +182,8 @@ TEST(FitRecording, ReadingsNotHeldAcrossLoops) {
   r.records.push_back(rec(8 * kSecond, Kind::slot_map, 1, 2));
   r.records.push_back(rec(9 * kSecond, Kind::port_read, 1, 2, 0, 35000));
   r.records.push_back(rec(10 * kSecond, Kind::port_read, 0, 2, 0, 34000));
-  RecordingFitOptions opt;
-  opt.ambient_c = 25.0;
-  std::vector<config::ConfigError> warnings;
-  auto got = bind_fit_recording(r, "r.chrec", skeleton(), opt, warnings);
-  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << error_of(skeleton(), opt, r);
+  auto got = bind_at_25(r);
+  ASSERT_TRUE(std::holds_alternative<FitSegment>(got)) << std::get<std::string>(got);
   const auto& seg = std::get<FitSegment>(got);
   ASSERT_EQ(seg.time_s.size(), 11U);  // 0..10 s
   const auto& sb = seg.reading_c[1];
