@@ -290,7 +290,10 @@ int run_fit(const FitArgs& a) {
                                 a.newest_tap_only.end());
     std::vector<std::string> lit;
     lit.reserve(brightness.size());
-    for (const auto& b : brightness) lit.push_back(b.device);
+    for (const auto& b : brightness) {
+      lit.push_back(b.device);
+      sopt.non_negative.push_back(b.sensor);
+    }
     std::vector<std::string> read = sopt.inputs;  // an ema reads its input's node
     read.reserve(read.size() + emas.size());
     sopt.newest_tap_only.reserve(sopt.newest_tap_only.size() + emas.size());

@@ -11,8 +11,9 @@
 // other taps written as 0. Samples whose reference is
 // above hot_c count hot_weight times, since that is where the estimate
 // decides anything. The ridge penalty λ (not on the constant) keeps the
-// many correlated taps from amplifying sensor noise. Every segment's first
-// (1 - holdout) part is fitted; the rest is reported.
+// many correlated taps from amplifying sensor noise. The taps of a
+// non_negative input (a brightness) are held >= 0 (fit_nonneg.h). Every
+// segment's first (1 - holdout) part is fitted; the rest is reported.
 #include <fmt/format.h>
 
 #include <Eigen/Dense>
@@ -21,6 +22,7 @@
 #include <limits>
 
 #include "coolhand/sim/fit.h"
+#include "fit_nonneg.h"
 
 namespace coolhand::sim {
 
@@ -169,6 +171,14 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
   }
   active.push_back(n_all - 1);
   const auto nf = static_cast<Eigen::Index>(active.size());
+  // The fitted coefficients held >= 0: every tap of a non_negative input.
+  std::vector<bool> non_negative(active.size(), false);
+  bool any_non_negative = false;
+  for (std::size_t c = 0; c + 1 < active.size(); ++c) {
+    const auto input = static_cast<std::size_t>(active[c] / options.taps);
+    non_negative[c] = index_of(options.non_negative, options.inputs[input]).has_value();
+    any_non_negative = any_non_negative || non_negative[c];
+  }
   std::vector<SkinEstimator> out;
   for (const auto& ref : references) {
     Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(nf, nf);
@@ -202,7 +212,8 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       return err(fmt::format("skin estimator of '{}'", ref),
                  fmt::format("{} samples for {} coefficients: record longer", rows, nf));
     for (Eigen::Index c = 0; c + 1 < nf; ++c) ata(c, c) += options.ridge;
-    const Eigen::VectorXd fitted = ata.ldlt().solve(aty);
+    const Eigen::VectorXd fitted = any_non_negative ? solve_non_negative(ata, aty, non_negative)
+                                                    : ata.ldlt().solve(aty).eval();
     Eigen::VectorXd w = Eigen::VectorXd::Zero(n_all);
     for (Eigen::Index c = 0; c < nf; ++c) w(active[static_cast<std::size_t>(c)]) = fitted(c);
     SkinEstimator est;

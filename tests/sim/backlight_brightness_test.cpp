@@ -258,5 +258,55 @@ TEST(Brightness, FitSkinTakesItAsAnInput) {
             std::string::npos);
 }
 
+// A brightness's taps are held >= 0 when the fit is told so (`fit` tells it
+// for each --brightness): against a reference the screen would cool, the
+// free fit's taps on it go negative and the held ones stay at 0, while the
+// other input's taps stay free.
+TEST(Brightness, NonNegativeTapsStayAtOrAboveZero) {
+  FitSegment seg;
+  seg.name = "trace";
+  seg.step_s = 1.0;
+  std::vector<double> board;
+  std::vector<std::vector<double>> load0(2), load1(2);
+  for (int k = 0; k < 3600; ++k) {
+    const double screen = (k / 300) % 3 == 0 ? 0.2 : (k / 300) % 3 == 1 ? 1.0 : 0.6;
+    seg.time_s.push_back(k);
+    board.push_back(35.0 + 3.0 * std::sin(k / 200.0));
+    load0[0].push_back(1.0);
+    load1[0].push_back(0.0);
+    load0[1].push_back(screen);
+    load1[1].push_back(0.0);
+  }
+  seg.reading_c = {board};
+  seg.load = {{load0[0]}, {load0[1], load1[1]}};
+  std::vector<FitSegment> data{seg};
+  ASSERT_FALSE(add_brightness(data, model(), {{"screen", "backlight"}}));
+  // The reference: the board, less 0.5 °C per full brightness.
+  std::vector<double> ref(board.size());
+  for (std::size_t k = 0; k < ref.size(); ++k) ref[k] = board[k] - 0.5 * data[0].extra_c[0][k];
+  data[0].extra_names.push_back("ref_c");
+  data[0].extra_c.push_back(ref);
+  SkinFitOptions opt;
+  opt.taps = 4;
+  opt.tap_period_s = 8;
+  opt.ridge = 1e-3;
+  opt.inputs = {"board_therm", "screen"};
+  const auto free_fit = fit_skin(data, {"ref_c"}, {"board_therm"}, opt);
+  opt.non_negative = {"screen"};
+  const auto held_fit = fit_skin(data, {"ref_c"}, {"board_therm"}, opt);
+  ASSERT_TRUE((std::holds_alternative<std::vector<SkinEstimator>>(free_fit)));
+  ASSERT_TRUE((std::holds_alternative<std::vector<SkinEstimator>>(held_fit)));
+  const auto& f = std::get<std::vector<SkinEstimator>>(free_fit).front();
+  const auto& h = std::get<std::vector<SkinEstimator>>(held_fit).front();
+  double free_sum = 0;
+  for (const double w : f.weights[1]) free_sum += w;
+  EXPECT_NEAR(free_sum, -0.5, 0.05);
+  for (const double w : h.weights[1]) EXPECT_GE(w, 0.0);
+  double board_sum = 0;
+  for (const double w : h.weights[0]) board_sum += w;
+  EXPECT_NEAR(board_sum, 1.0, 0.05);  // the board's taps still fitted
+  EXPECT_GT(h.train.rms_c, f.train.rms_c);
+}
+
 }  // namespace
 }  // namespace coolhand::sim::backlight_brightness_test

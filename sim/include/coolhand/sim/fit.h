@@ -155,6 +155,11 @@ struct SkinFitOptions {
   // Inputs fitted on their newest tap only (the others written as 0): a
   // sensor read faster than the engine's fir history keeps (fit_skin_inputs.h).
   std::vector<std::string> newest_tap_only;
+  // Inputs whose taps are held >= 0 (`fit` gives its brightness inputs):
+  // a backlight only heats the glass, and an estimate whose newest taps on
+  // it are negative rises when the screen dims, which a controller dimming
+  // the screen on that estimate answers by dimming further.
+  std::vector<std::string> non_negative;
   double tap_period_s = 8.0;
   double ridge = 1.0;
   double hot_c = 38.0;  // samples whose reference is above this count hot_weight times
