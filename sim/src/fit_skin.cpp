@@ -173,11 +173,9 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
   const auto nf = static_cast<Eigen::Index>(active.size());
   // The fitted coefficients held >= 0: every tap of a non_negative input.
   std::vector<bool> non_negative(active.size(), false);
-  bool any_non_negative = false;
   for (std::size_t c = 0; c + 1 < active.size(); ++c) {
     const auto input = static_cast<std::size_t>(active[c] / options.taps);
     non_negative[c] = index_of(options.non_negative, options.inputs[input]).has_value();
-    any_non_negative = any_non_negative || non_negative[c];
   }
   std::vector<SkinEstimator> out;
   for (const auto& ref : references) {
@@ -212,8 +210,7 @@ std::variant<std::vector<SkinEstimator>, config::ConfigError> fit_skin(
       return err(fmt::format("skin estimator of '{}'", ref),
                  fmt::format("{} samples for {} coefficients: record longer", rows, nf));
     for (Eigen::Index c = 0; c + 1 < nf; ++c) ata(c, c) += options.ridge;
-    const Eigen::VectorXd fitted = any_non_negative ? solve_non_negative(ata, aty, non_negative)
-                                                    : ata.ldlt().solve(aty).eval();
+    const Eigen::VectorXd fitted = solve_non_negative(ata, aty, non_negative);
     Eigen::VectorXd w = Eigen::VectorXd::Zero(n_all);
     for (Eigen::Index c = 0; c < nf; ++c) w(active[static_cast<std::size_t>(c)]) = fitted(c);
     SkinEstimator est;
